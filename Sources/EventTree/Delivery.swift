@@ -1,0 +1,293 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One event's journey along its route: a state machine that the synchronous and the
+/// async drivers (`EventBus+Delivery.swift`) step through, so that the rules of a step
+/// (phases, handler lists, outcomes, stops, transforms, failures) are written once.
+struct Delivery {
+    let bus: EventBus
+    let snapshot: Topology
+    let generation: Int
+    let route: [RouteStep<Int>]
+    let channel: HandlerRegistration.Channel
+    let policy: FailurePolicy
+    /// For a request: whether a value is of its `Answer` type. `nil` for events and errors.
+    let answerCheck: (@Sendable (any Sendable) -> Bool)?
+    /// Where the records go, or `nil` when nothing is recorded.
+    let batch: RecordBatch?
+    /// Whether this delivery is the outermost of its batch (it hands the batch over).
+    let isOutermost: Bool
+    /// The raise as it was made.
+    let first: RaisedEvent
+    /// The raise the route carries now (differs from `first` after a transform).
+    private(set) var current: RaisedEvent
+    /// The events a transform produced, in order.
+    private var transforms: [EventID] = []
+    private var value: any Sendable
+    private var valueType: Any.Type
+
+    private var stepIndex = -1
+    private var stepCore: NodeCore?
+    private var handlers: [HandlerEntry] = []
+    private var handlerIndex = 0
+    private var stopsAfterStep = false
+    private var isStopped = false
+    /// Whether any handler acted (a failure counts).
+    private var acted = false
+    /// Whether any handler acted without failing (what catching an error means).
+    private var actedWithoutFailing = false
+    private var firstFailure: HandlerFailure?
+    private var stop: RaiseStatus?
+    private var answer: (any Sendable)?
+
+    init(
+        bus: EventBus, snapshot: Topology, generation: Int, route: [RouteStep<Int>], raised: RaisedEvent,
+        value: any Sendable, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
+        batch: RecordBatch?, isOutermost: Bool
+    ) {
+        self.bus = bus
+        self.snapshot = snapshot
+        self.generation = generation
+        self.route = route
+        self.first = raised
+        self.current = raised
+        self.value = value
+        self.valueType = type(of: value)
+        self.channel = raised.payload.channel
+        self.policy = policy
+        self.answerCheck = answerCheck
+        self.batch = batch
+        self.isOutermost = isOutermost
+    }
+
+    /// A handler call to make next.
+    struct Call {
+        let entry: HandlerEntry
+        let value: any Sendable
+        let context: HandlerContext
+    }
+
+    /// What a call produced.
+    enum CallResult: Sendable {
+        case outcome(Outcome)
+        case failed(any Error)
+    }
+
+    /// A raise a call requires before the route may continue.
+    enum FollowUp {
+        /// A handler threw: the error is raised at once from its node, on the error channel.
+        case reportError(any Error, at: NodeCore, cause: EventID)
+        /// An error handler converted the error into `event`, raised from its node in bubble mode.
+        case convert(any Event, at: NodeCore, cause: EventID)
+    }
+
+    /// Advances to the next handler that should be called, or returns `nil` when the
+    /// route is done.
+    mutating func nextCall() -> Call? {
+        while !isStopped {
+            if handlerIndex < handlers.count, let core = stepCore {
+                let entry = handlers[handlerIndex]
+                handlerIndex += 1
+                let phase = route[stepIndex].phase
+                guard entry.listens(in: phase, channel: channel, to: valueType) else { continue }
+                if core.isReleased {
+                    // Released during its own step: none of its remaining calls happen.
+                    record(.stepUndelivered(current.id, node: core.id, phase: phase))
+                    handlers = []
+                    continue
+                }
+                let context = HandlerContext(
+                    eventID: current.id, origin: first.origin, nodeID: core.id, phase: phase,
+                    cause: current.cause, handler: entry.id, bus: bus, core: core)
+                return Call(entry: entry, value: value, context: context)
+            }
+            if stopsAfterStep { break }
+            stepIndex += 1
+            guard stepIndex < route.count else { break }
+            startStep()
+        }
+        stepCore = nil
+        return nil
+    }
+
+    /// Takes the handler list of the next step: the raise's snapshot while nothing has
+    /// changed since, otherwise the live list (so a handler added during delivery runs
+    /// from the next step on).
+    private mutating func startStep() {
+        let step = route[stepIndex]
+        handlerIndex = 0
+        guard let core = snapshot.cores[step.node], !core.isReleased else {
+            if let core = snapshot.cores[step.node] {
+                record(.stepUndelivered(current.id, node: core.id, phase: step.phase))
+            }
+            stepCore = nil
+            handlers = []
+            return
+        }
+        stepCore = core
+        if bus.generation.load(ordering: .acquiring) == generation {
+            handlers = snapshot.handlers[step.node]
+        } else if let live = bus.liveHandlers(of: core) {
+            handlers = live
+        } else {
+            record(.stepUndelivered(current.id, node: core.id, phase: step.phase))
+            handlers = []
+        }
+    }
+
+    /// Applies what a call did; returns the raise that must run before the route goes on.
+    mutating func complete(_ call: Call, with result: CallResult, nanoseconds: Int) -> FollowUp? {
+        let context = call.context
+        let site = HandlerSite(
+            handler: call.entry.id, label: call.entry.registration.label, fileID: call.entry.registration.fileID,
+            line: call.entry.registration.line, node: context.nodeID, phase: context.phase)
+        switch result {
+        case .outcome(let outcome):
+            return apply(outcome, of: call, at: site, nanoseconds: nanoseconds)
+        case .failed(let error):
+            fail(call, at: site, with: error, nanoseconds: nanoseconds)
+            return channel == .events ? .reportError(error, at: context.core, cause: current.id) : nil
+        }
+    }
+
+    private mutating func apply(_ outcome: Outcome, of call: Call, at site: HandlerSite, nanoseconds: Int) -> FollowUp? {
+        var detail: HandlerCall.Detail?
+        var followUp: FollowUp?
+        switch outcome {
+        case .ignored:
+            break
+        case .handled:
+            break
+        case .consumed:
+            stopsAfterStep = true
+            stop = stop ?? .consumed(by: site)
+        case .consumedImmediately:
+            isStopped = true
+            stop = stop ?? .consumed(by: site)
+        case .transformed(let event):
+            if channel == .errors {
+                isStopped = true
+                stop = .consumed(by: site)
+                followUp = .convert(event, at: call.context.core, cause: current.id)
+            } else {
+                recordCall(call, outcome: .transformed, nanoseconds: nanoseconds, detail: nil)
+                acted = true
+                actedWithoutFailing = true
+                transform(into: event)
+                return nil
+            }
+        case .answered(let value):
+            if let failure = answerError(for: value) {
+                fail(call, at: site, with: failure, nanoseconds: nanoseconds)
+                return nil
+            }
+            isStopped = true
+            stop = .answered(by: site)
+            answer = value
+            detail = .answer(value)
+        }
+        if outcome.kind.isActing {
+            acted = true
+            actedWithoutFailing = true
+        }
+        recordCall(call, outcome: outcome.kind, nanoseconds: nanoseconds, detail: detail)
+        return followUp
+    }
+
+    private func answerError(for answer: any Sendable) -> DeliveryError? {
+        guard let answerCheck, value is any Request else { return .notARequest(eventType: current.typeName) }
+        guard answerCheck(answer) else {
+            return .wrongAnswerType(eventType: current.typeName, answerType: String(describing: type(of: answer)))
+        }
+        return nil
+    }
+
+    private mutating func fail(_ call: Call, at site: HandlerSite, with error: any Error, nanoseconds: Int) {
+        acted = true
+        let failure = HandlerFailure(site: site, message: String(describing: error))
+        if firstFailure == nil { firstFailure = failure }
+        if policy == .stop {
+            isStopped = true
+            stop = stop ?? .failed(failure)
+        }
+        recordCall(call, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
+    }
+
+    /// From the next handler on, the route carries `event` under a new id.
+    private mutating func transform(into event: any Event) {
+        let raised = bus.openTransform(of: current, into: event, batch: batch)
+        transforms.append(raised.id)
+        current = raised
+        value = event
+        valueType = type(of: event)
+    }
+
+    private func recordCall(_ call: Call, outcome: Outcome.Kind, nanoseconds: Int, detail: HandlerCall.Detail?) {
+        guard let batch else { return }
+        let context = call.context
+        batch.records.append(Record(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
+            event: current.id, node: context.nodeID, phase: context.phase, handler: call.entry.id,
+            outcome: outcome, nanoseconds: nanoseconds, detail: detail))))
+    }
+
+    private func record(_ fact: Fact) {
+        batch?.records.append(Record(seq: bus.sequence.advance(), fact: fact))
+    }
+
+    /// Whether calls are being timed and recorded.
+    var isRecording: Bool { batch != nil }
+
+    /// How the raise ended, by the rules of ``RaiseStatus``.
+    var status: RaiseStatus {
+        if let stop { return stop }
+        if let firstFailure { return .failed(firstFailure) }
+        if answerCheck != nil { return .unanswered }
+        if channel == .errors { return actedWithoutFailing ? .delivered : .unhandled }
+        return acted ? .delivered : .unhandled
+    }
+
+    /// Whether nobody acted on the event (a dead letter) or caught the error.
+    var isUnattended: Bool {
+        channel == .errors ? !actedWithoutFailing : !acted
+    }
+
+    /// Records the end of the raise (for every event of its transform chain) and returns
+    /// its result.
+    func finish() -> RaiseResult {
+        let status = status
+        record(.raiseFinished(first.id, status: status))
+        for id in transforms { record(.raiseFinished(id, status: status)) }
+        if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
+        return RaiseResult(eventID: first.id, finalEventID: current.id, status: status, answer: answer)
+    }
+}
+
+extension RaisedEvent.Payload {
+    /// The channel this payload travels on.
+    var channel: HandlerRegistration.Channel {
+        switch self {
+        case .event: .events
+        case .error: .errors
+        }
+    }
+
+    /// The raised value as handlers receive it.
+    var value: any Sendable {
+        switch self {
+        case .event(let event): event
+        case .error(let error): error
+        }
+    }
+}
+
+/// Nanoseconds on a monotonic clock, for timing handler calls.
+func monotonicNanoseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
+}

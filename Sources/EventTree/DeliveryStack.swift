@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The deliveries running on the current thread, innermost last.
+///
+/// A raise from inside a handler finds here the event it was raised for (its cause) and
+/// the records of the outermost raise it belongs to, so that a nested raise is journaled
+/// with its cause and in the same batch. One per thread, never shared.
+final class DeliveryStack {
+    struct Frame {
+        let bus: ObjectIdentifier
+        var eventID: EventID
+        let batch: RecordBatch?
+    }
+
+    var frames: [Frame] = []
+
+    /// The innermost delivery of `bus` on this thread, if it is the innermost of all.
+    func innermost(of bus: ObjectIdentifier) -> Frame? {
+        guard let last = frames.last, last.bus == bus else { return nil }
+        return last
+    }
+
+    /// This thread's stack.
+    static var current: DeliveryStack {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<DeliveryStack>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let stack = DeliveryStack()
+        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+        return stack
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<DeliveryStack>.fromOpaque(pointer).release()
+        }
+        return key
+    }()
+}
+
+/// The records of one outermost raise, handed to the recorder in one call when it ends.
+final class RecordBatch: @unchecked Sendable {
+    // Safe: a batch is used by one delivery at a time. An async delivery touches it from
+    // whichever thread runs each of its steps, one after the other (each `await` orders them).
+    var records: [Record] = []
+}

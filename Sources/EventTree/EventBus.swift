@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// What the nodes of one tree share: the recorder, the global sequence and the hooks.
+///
+/// Create one bus per tree (or per app), then create nodes on it. The bus records every
+/// fact of its session through its recorder; it holds no node alive.
+///
+/// ```swift
+/// let bus = EventBus(recorder: journal)
+/// let app = EventNode("app", bus: bus)
+/// ```
+public final class EventBus: @unchecked Sendable {
+    // Safe: `state` is read and written only with `lock` held; every other stored
+    // property is immutable, atomic, or itself Sendable.
+    let lock = Lock()
+    var state = State()
+    /// Bumped by every change that can alter a step's handler list (a handler added or
+    /// removed, a node released). A step whose raise saw the same generation can use the
+    /// raise's snapshot without taking the lock.
+    let generation = Atomic<Int>(0)
+
+    /// The session this bus records.
+    public let session: SessionID
+    let sequence: SequenceCounter
+    let recorder: (any Recorder)?
+
+    /// Creates a bus and starts its session.
+    ///
+    /// - Parameters:
+    ///   - recorder: Where facts go: a journal, an in-memory recorder, or `nil` for none.
+    ///   - appVersion: The embedding app's version, recorded with the session.
+    ///   - process: The process name recorded with the session.
+    public init(
+        recorder: (any Recorder)? = nil, appVersion: String? = nil,
+        process: String = ProcessInfo.processInfo.processName
+    ) {
+        self.recorder = recorder
+        sequence = recorder?.sequence ?? SequenceCounter()
+        let seq = sequence.advance()
+        session = SessionID(rawValue: seq)
+        let info = SessionInfo(
+            id: session, process: process, host: ProcessInfo.processInfo.hostName,
+            appVersion: appVersion, startedAt: Date().timeIntervalSince1970)
+        recorder?.record([Record(seq: seq, fact: .sessionStarted(info))], session: session)
+    }
+
+    deinit {
+        end()
+    }
+
+    /// Ends the session: records its end once. Later facts are still delivered but no
+    /// longer recorded. Called automatically when the bus is released.
+    public func end() {
+        let wasEnded = lock.withLock {
+            defer { state.isEnded = true }
+            return state.isEnded
+        }
+        guard !wasEnded, let recorder else { return }
+        recorder.record([Record(seq: sequence.advance(), fact: .sessionEnded(session))], session: session)
+    }
+
+    // MARK: Hooks
+
+    /// Calls `hook` for every event or request that no handler acted on, once, before
+    /// the raise returns. Replaces any earlier hook.
+    public func onDeadLetter(_ hook: @escaping @Sendable (RaisedEvent) -> Void) {
+        lock.withLock { state.deadLetterHook = hook }
+    }
+
+    /// Calls `hook` for every error that no error handler caught, once, before the raise
+    /// that produced it returns. Replaces any earlier hook.
+    public func onUnhandledError(_ hook: @escaping @Sendable (RaisedEvent) -> Void) {
+        lock.withLock { state.unhandledErrorHook = hook }
+    }
+
+    // MARK: Recording
+
+    /// Hands facts to the recorder, numbered in order. Inside a delivery of this bus on
+    /// this thread they join that delivery's batch, so that they stay in sequence order
+    /// and in the same transaction; otherwise they are recorded at once.
+    func emit(_ numbered: [Record]) {
+        guard !numbered.isEmpty, let recorder else { return }
+        if let batch = DeliveryStack.current.innermost(of: ObjectIdentifier(self))?.batch {
+            batch.records.append(contentsOf: numbered)
+        } else {
+            recorder.record(numbered, session: session)
+        }
+    }
+
+    /// Runs `change` with the lock held, numbering the facts it records while still
+    /// holding it (so that the sequence agrees with the order of changes), then emits them.
+    @discardableResult
+    func mutate<T, Failure: Error>(
+        _ change: (inout State, inout FactLog) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        lock.lock()
+        var log = FactLog(sequence: sequence, isRecording: recorder != nil && !state.isEnded)
+        let result: T
+        do {
+            result = try change(&state, &log)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        lock.unlock()
+        emit(log.records)
+        return result
+    }
+
+    // MARK: Lookups
+
+    func handle(of core: NodeCore) -> EventNode? {
+        lock.withLock { core.handle }
+    }
+
+    func path(of core: NodeCore) -> String {
+        lock.withLock {
+            state.topology.cores[core.slot] === core ? state.topology.path(of: core.slot) : core.name
+        }
+    }
+}
+
+extension EventBus: Hashable {
+    /// Buses are equal when they are the same bus.
+    public static func == (lhs: EventBus, rhs: EventBus) -> Bool { lhs === rhs }
+
+    /// Hashes the bus's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,95 @@
+extension EventNode {
+    /// Registers a handler for events of type `type` (or conforming to it, when it is a
+    /// protocol).
+    ///
+    /// ```swift
+    /// settings.on(LoggedIn.self, label: "greet") { event, context in
+    ///     print("hello \(event.user)")
+    ///     return .handled
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The event type, or a protocol refining ``Event``.
+    ///   - phases: The phases to listen in; every phase but capture by default.
+    ///   - label: A name for the handler in the journal and in explanations.
+    ///   - handler: Returns what it did; throwing records a failure and raises the error.
+    /// - Returns: A token that removes exactly this handler.
+    @discardableResult
+    public func on<E>(
+        _ type: E.Type, phases: Phases = .standard, label: String? = nil,
+        fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
+    ) -> HandlerToken {
+        register(
+            typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
+            line: line, matches: { $0 is E.Type }, body: .anyThread { value, context in try handler(value as! E, context) })
+    }
+
+    /// Registers a main-actor handler for events of type `type`.
+    ///
+    /// A synchronous raise calls it only on the main thread (elsewhere the call is
+    /// recorded as failed); ``raiseAsync(_:mode:onFailure:)`` awaits it in route order.
+    @discardableResult
+    public func onMainActor<E>(
+        _ type: E.Type, phases: Phases = .standard, label: String? = nil,
+        fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
+    ) -> HandlerToken {
+        register(
+            typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
+            line: line, matches: { $0 is E.Type }, body: .mainActor { value, context in try handler(value as! E, context) })
+    }
+
+    /// Registers a handler for every event and request (never errors: they have their own
+    /// channel, see ``onError(_:phases:label:fileID:line:_:)``).
+    @discardableResult
+    public func onAny(
+        phases: Phases = .standard, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (any Event, HandlerContext) throws -> Outcome
+    ) -> HandlerToken {
+        register(
+            typeName: nil, channel: .events, phases: phases, label: label, fileID: fileID, line: line,
+            matches: { _ in true }, body: .anyThread { value, context in try handler(value as! any Event, context) })
+    }
+
+    /// Registers an error handler: it sees errors of type `type` reported at or below
+    /// this node (by ``report(_:)``, or thrown by handlers).
+    ///
+    /// Return ``Outcome/handled`` or ``Outcome/consumed`` to catch the error, or
+    /// ``Outcome/transformed(_:)`` to convert it into an ordinary event raised from this
+    /// node in bubble mode. An error handler that throws is recorded as failed and does not
+    /// catch the error (nothing is raised for its own error, so errors cannot loop).
+    @discardableResult
+    public func onError<E: Error>(
+        _ type: E.Type, phases: Phases = .standard, label: String? = nil,
+        fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
+    ) -> HandlerToken {
+        register(
+            typeName: String(describing: type), channel: .errors, phases: phases, label: label,
+            fileID: fileID, line: line, matches: { $0 is E.Type },
+            body: .anyThread { value, context in try handler(value as! E, context) })
+    }
+
+    /// Registers an error handler for every error reported at or below this node.
+    /// See ``onError(_:phases:label:fileID:line:_:)``.
+    @discardableResult
+    public func onError(
+        phases: Phases = .standard, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (any Error, HandlerContext) throws -> Outcome
+    ) -> HandlerToken {
+        register(
+            typeName: nil, channel: .errors, phases: phases, label: label, fileID: fileID, line: line,
+            matches: { _ in true }, body: .anyThread { value, context in try handler(value as! any Error, context) })
+    }
+
+    private func register(
+        typeName: String?, channel: HandlerRegistration.Channel, phases: Phases, label: String?, fileID: String,
+        line: Int, matches: @escaping @Sendable (Any.Type) -> Bool, body: HandlerEntry.Body
+    ) -> HandlerToken {
+        bus.addHandler(
+            on: core, label: label ?? "\(typeName ?? (channel == .errors ? "error" : "any")) handler",
+            eventType: typeName, channel: channel, phases: phases, fileID: fileID, line: line,
+            matches: matches, body: body)
+    }
+}

@@ -1,0 +1,57 @@
+extension EventNode {
+    /// Raises `event` at this node and delivers it synchronously on this thread along the
+    /// route `mode` computes.
+    ///
+    /// ```swift
+    /// let result = settings.raise(LoggedIn(user: "ada"))
+    /// if case .consumed(let site) = result.status { print("stopped by \(site.label)") }
+    /// ```
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - mode: The route to take; ``DeliveryMode/bubble`` by default.
+    ///   - policy: What a failing handler does to the route; it continues by default.
+    /// - Returns: The event's id and how the raise ended.
+    @discardableResult
+    public func raise<E: Event>(
+        _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+    ) -> RaiseResult {
+        bus.deliver(.event(event), at: core, mode: mode, policy: policy)
+    }
+
+    /// Raises a request and returns the first answer, or an explicit
+    /// ``RaiseStatus/unanswered`` status.
+    ///
+    /// ```swift
+    /// let user = screen.request(CurrentUser()).answer
+    /// ```
+    public func request<R: Request>(
+        _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+    ) -> RequestResult<R.Answer> {
+        RequestResult(raise: bus.deliver(
+            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }))
+    }
+
+    /// Reports an error at this node: it bubbles up on the error channel, where only error
+    /// handlers see it. An error no handler catches goes to the bus's unhandled-error hook.
+    @discardableResult
+    public func report(_ error: any Error) -> RaiseResult {
+        bus.deliver(.error(error), at: core, mode: .bubble)
+    }
+
+    /// Like ``raise(_:mode:onFailure:)``, but awaits main-actor handlers in route order, so
+    /// that their outcomes still steer the route.
+    @discardableResult
+    public func raiseAsync<E: Event>(
+        _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+    ) async -> RaiseResult {
+        await bus.deliverAsync(.event(event), at: core, mode: mode, policy: policy)
+    }
+
+    /// Like ``request(_:mode:onFailure:)``, but awaits main-actor handlers in route order.
+    public func requestAsync<R: Request>(
+        _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+    ) async -> RequestResult<R.Answer> {
+        RequestResult(raise: await bus.deliverAsync(
+            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }))
+    }
+}

@@ -1,0 +1,57 @@
+/// One thing that happened on a bus, as handed to a ``Recorder``.
+///
+/// Facts are everything the journal needs to rebuild the tree at any moment and to
+/// recompute every step of every route. Steps at which no handler matched are not facts:
+/// replay derives them from the tree, the registrations and ``handlerMatched(_:eventType:)``.
+public enum Fact: Sendable {
+    /// A bus started recording.
+    case sessionStarted(SessionInfo)
+    /// A bus stopped recording (it ended or was released).
+    case sessionEnded(SessionID)
+    /// A node was created (as a root: an attach follows if it has a parent).
+    case nodeCreated(NodeID, name: String)
+    /// A root node became the child of `parent` at `index` of its children.
+    case nodeAttached(NodeID, parent: NodeID, index: Int)
+    /// A node left `parent` and became the root of a detached subtree.
+    case nodeDetached(NodeID, parent: NodeID)
+    /// A node moved from one parent to `parent`, at `index` of its children.
+    case nodeMoved(NodeID, parent: NodeID, index: Int)
+    /// A node got a new name.
+    case nodeRenamed(NodeID, name: String)
+    /// A node's owner let it go (or released it explicitly). Its handlers are gone;
+    /// detaches of its children follow.
+    case nodeReleased(NodeID)
+    /// A handler was registered.
+    case handlerAdded(HandlerRegistration)
+    /// A handler was removed (by its token, or with its node).
+    case handlerRemoved(HandlerID)
+    /// The handler matches events (or errors) of this type name. Recorded once per pair,
+    /// when the pair first meets: a new type raised, or a new handler registered.
+    case handlerMatched(HandlerID, eventType: String)
+    /// An event, request or error was raised (or produced by a transform).
+    case raised(RaisedEvent)
+    /// A handler was called.
+    case handlerCalled(HandlerCall)
+    /// A step could not be delivered: its node was released before or during it.
+    case stepUndelivered(EventID, node: NodeID, phase: Phase)
+    /// A raise ended. Every event of a transform chain ends with the chain's status.
+    case raiseFinished(EventID, status: RaiseStatus)
+    /// No handler acted on the event: reported once to the bus's dead-letter hook.
+    case deadLetter(EventID)
+    /// No error handler caught the error: reported once to the bus's unhandled-error hook.
+    case unhandledError(EventID)
+}
+
+/// A fact with its place in the global sequence.
+public struct Record: Sendable {
+    /// The fact's sequence number: a total order over every fact of a journal.
+    public let seq: Int
+    /// What happened.
+    public let fact: Fact
+
+    /// Creates a record.
+    public init(seq: Int, fact: Fact) {
+        self.seq = seq
+        self.fact = fact
+    }
+}

@@ -1,0 +1,47 @@
+/// One recorded handler call: a handful of integers, so that recording it is cheap.
+public struct HandlerCall: Sendable {
+    /// The event the call saw.
+    public var event: EventID
+    /// The node of the step.
+    public var node: NodeID
+    /// The phase of the step.
+    public var phase: Phase
+    /// The handler called.
+    public var handler: HandlerID
+    /// What it did.
+    public var outcome: Outcome.Kind
+    /// How long it ran, in nanoseconds.
+    public var nanoseconds: Int
+    /// The error of a failed call, or the answer of an answering call.
+    public var detail: Detail?
+
+    /// Creates a call record.
+    public init(
+        event: EventID, node: NodeID, phase: Phase, handler: HandlerID, outcome: Outcome.Kind,
+        nanoseconds: Int, detail: Detail?
+    ) {
+        self.event = event
+        self.node = node
+        self.phase = phase
+        self.handler = handler
+        self.outcome = outcome
+        self.nanoseconds = nanoseconds
+        self.detail = detail
+    }
+
+    /// The extra value some calls carry. Indirect, so that a call without one stays small.
+    public indirect enum Detail: Sendable {
+        /// What a failed call threw (or why it could not run).
+        case error(any Error)
+        /// What an answering call answered.
+        case answer(any Sendable)
+
+        /// `String(describing:)` of the error or answer, as the journal stores it.
+        public var text: String {
+            switch self {
+            case .error(let error): String(describing: error)
+            case .answer(let answer): String(describing: answer)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Synchronization
+
+/// A registered handler as the bus keeps it: its description, its type test and its
+/// type-erased body.
+final class HandlerEntry: Sendable {
+    let registration: HandlerRegistration
+    /// The node it is registered on.
+    let core: NodeCore
+    /// Whether a value of this dynamic type is for this handler (a dynamic cast test,
+    /// so protocol-typed handlers match every conforming type).
+    let matches: @Sendable (Any.Type) -> Bool
+    let body: Body
+    /// Set when the handler is removed; checked before every call, so a handler removed
+    /// during delivery is never called again, not even in the current step.
+    let removed = Atomic<Bool>(false)
+
+    init(
+        registration: HandlerRegistration, core: NodeCore,
+        matches: @escaping @Sendable (Any.Type) -> Bool, body: Body
+    ) {
+        self.registration = registration
+        self.core = core
+        self.matches = matches
+        self.body = body
+    }
+
+    var id: HandlerID { registration.id }
+    var isRemoved: Bool { removed.load(ordering: .acquiring) }
+
+    /// Whether the handler takes part in a step of `phase` carrying a value of `type`.
+    func listens(in phase: Phase, channel: HandlerRegistration.Channel, to type: Any.Type) -> Bool {
+        registration.channel == channel && registration.phases.contains(phase) && !isRemoved && matches(type)
+    }
+
+    /// A handler's code, erased to take any value. It is only called with values whose
+    /// type ``matches`` accepted.
+    enum Body: Sendable {
+        /// Runs on whichever thread raises.
+        case anyThread(@Sendable (any Sendable, HandlerContext) throws -> Outcome)
+        /// Runs on the main actor: called directly by a synchronous raise on the main
+        /// thread, awaited by an async raise, refused (as a failed call) otherwise.
+        case mainActor(@MainActor @Sendable (any Sendable, HandlerContext) throws -> Outcome)
+    }
+}

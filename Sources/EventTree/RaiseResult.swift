@@ -1,0 +1,35 @@
+/// What a raise returns: the event's id, how it ended, and any answer.
+public struct RaiseResult: Sendable {
+    /// The id of the raised event.
+    public let eventID: EventID
+    /// The id of the event the route carried at its end (differs after a transform).
+    public let finalEventID: EventID
+    /// How the raise ended.
+    public let status: RaiseStatus
+    /// The answer, when ``status`` is ``RaiseStatus/answered(by:)``.
+    public let answer: (any Sendable)?
+
+    /// Creates a result.
+    public init(eventID: EventID, finalEventID: EventID, status: RaiseStatus, answer: (any Sendable)?) {
+        self.eventID = eventID
+        self.finalEventID = finalEventID
+        self.status = status
+        self.answer = answer
+    }
+}
+
+/// What a request returns: the raise's result and the typed answer.
+public struct RequestResult<Answer: Sendable>: Sendable {
+    /// The raise's result; its ``RaiseResult/status`` says whether, and by whom, the
+    /// request was answered.
+    public let raise: RaiseResult
+
+    /// Wraps a raise's result.
+    public init(raise: RaiseResult) { self.raise = raise }
+
+    /// The answer, or `nil` when ``status`` is not ``RaiseStatus/answered(by:)``.
+    public var answer: Answer? { raise.answer as? Answer }
+
+    /// How the request ended.
+    public var status: RaiseStatus { raise.status }
+}

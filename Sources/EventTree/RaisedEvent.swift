@@ -1,0 +1,48 @@
+/// Describes one raise: what was raised, where, how, and why.
+public final class RaisedEvent: Sendable {
+    /// The event's id.
+    public let id: EventID
+    /// The type name handlers matched against (for an error, its type's name).
+    public let typeName: String
+    /// The value itself: encoded to JSON by the journal, off the raising thread.
+    public let payload: Payload
+    /// The node it was raised at.
+    public let origin: NodeID
+    /// The delivery mode.
+    public let mode: DeliveryMode
+    /// The event whose handler raised it (for an error: the failing event; for a converted
+    /// error: the error), if any.
+    public let cause: EventID?
+    /// The event it was transformed from, if any.
+    public let transformedFrom: EventID?
+
+    /// Creates a description.
+    public init(
+        id: EventID, typeName: String, payload: Payload, origin: NodeID, mode: DeliveryMode,
+        cause: EventID?, transformedFrom: EventID?
+    ) {
+        self.id = id
+        self.typeName = typeName
+        self.payload = payload
+        self.origin = origin
+        self.mode = mode
+        self.cause = cause
+        self.transformedFrom = transformedFrom
+    }
+
+    /// What kind of raise this is, as the journal stores it: `event`, `request` or `error`.
+    public var kind: String {
+        switch payload {
+        case .event(let event): event is any Request ? "request" : "event"
+        case .error: "error"
+        }
+    }
+
+    /// The raised value.
+    public enum Payload: Sendable {
+        /// An ordinary event or a request.
+        case event(any Event)
+        /// An error on the error channel.
+        case error(any Error)
+    }
+}

@@ -1,0 +1,21 @@
+/// Receives every fact a bus records: the seam between the engine and the journal.
+///
+/// The engine never imports SQLite. A bus with no recorder runs with no journal; the
+/// SQLite journal and the in-memory recorder of `EventTreeTesting` are recorders.
+///
+/// A bus hands over the records of one raise (its handler calls and its nested raises
+/// included) in one call, when the outermost raise ends, so that a recorder can keep an
+/// event whole; other facts arrive one call each. Calls may come from several threads at
+/// once: per thread, in sequence order; across threads, ``Record/seq`` gives the order.
+public protocol Recorder: AnyObject, Sendable {
+    /// The sequence every fact is numbered in. A journal shares one across its sessions so
+    /// that ids are unique within the file.
+    var sequence: SequenceCounter { get }
+
+    /// Takes records of `session`.
+    ///
+    /// - Parameters:
+    ///   - records: Facts in sequence order.
+    ///   - session: The session they belong to.
+    func record(_ records: [Record], session: SessionID)
+}

@@ -1,0 +1,84 @@
+/// The bus's tree: parents, ordered children, node records and handler lists, indexed by
+/// slot. A value type: a raise copies it (copy-on-write makes that free unless the tree
+/// changes while the copy lives), so each route is computed on the tree as it stood at
+/// raise time while the live tree moves on.
+struct Topology {
+    /// Parent slot of each slot, `-1` for roots and free slots.
+    var parents: [Int] = []
+    /// Child slots of each slot, in attach order.
+    var children: [[Int]] = []
+    /// The node in each slot, `nil` for free slots.
+    var cores: [NodeCore?] = []
+    /// Handlers registered on each slot, in registration order.
+    var handlers: [[HandlerEntry]] = []
+    /// Slots free for reuse.
+    var freeSlots: [Int] = []
+
+    /// Takes a free slot (or grows the arrays) for a new root node.
+    mutating func takeSlot() -> Int {
+        if let slot = freeSlots.popLast() { return slot }
+        parents.append(-1)
+        children.append([])
+        cores.append(nil)
+        handlers.append([])
+        return parents.count - 1
+    }
+
+    /// Whether `ancestor` is `slot` or above it.
+    func isAncestor(_ ancestor: Int, of slot: Int) -> Bool {
+        var current = slot
+        while current >= 0 {
+            if current == ancestor { return true }
+            current = parents[current]
+        }
+        return false
+    }
+
+    /// Removes `slot` from its parent's children and makes it a root. Returns the former parent.
+    @discardableResult
+    mutating func unlink(_ slot: Int) -> Int? {
+        let parent = parents[slot]
+        guard parent >= 0 else { return nil }
+        if let index = children[parent].firstIndex(of: slot) { children[parent].remove(at: index) }
+        parents[slot] = -1
+        return parent
+    }
+
+    /// Makes root `slot` the child of `parent` at `index` (clamped), returning the index used.
+    mutating func link(_ slot: Int, under parent: Int, at index: Int?) -> Int {
+        let position = min(max(index ?? children[parent].count, 0), children[parent].count)
+        children[parent].insert(slot, at: position)
+        parents[slot] = parent
+        return position
+    }
+
+    /// The names from the root to `slot`, joined by `/`.
+    func path(of slot: Int) -> String {
+        var names: [String] = []
+        var current = slot
+        while current >= 0, let core = cores[current] {
+            names.append(core.name)
+            current = parents[current]
+        }
+        return names.reversed().joined(separator: "/")
+    }
+}
+
+/// A topology seen by the router for one event: its shape, and where handlers for the
+/// event's type listen in the propagate phase.
+struct LiveRouteTree: RouteTree {
+    let topology: Topology
+    let type: Any.Type
+    let channel: HandlerRegistration.Channel
+
+    func parent(of node: Int) -> Int? {
+        let parent = topology.parents[node]
+        return parent >= 0 ? parent : nil
+    }
+
+    func children(of node: Int) -> [Int] { topology.children[node] }
+
+    func hasPropagateHandler(at node: Int) -> Bool {
+        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: type) }
+    }
+}
