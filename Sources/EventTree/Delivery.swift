@@ -29,7 +29,6 @@ struct Delivery {
     /// The events a transform produced, in order.
     private var transforms: [EventID] = []
     private var value: any Sendable
-    private var valueType: Any.Type
 
     private var stepIndex = -1
     private var stepCore: NodeCore?
@@ -57,7 +56,6 @@ struct Delivery {
         self.first = raised
         self.current = raised
         self.value = value
-        self.valueType = type(of: value)
         self.channel = raised.payload.channel
         self.policy = policy
         self.answerCheck = answerCheck
@@ -94,7 +92,7 @@ struct Delivery {
                 let entry = handlers[handlerIndex]
                 handlerIndex += 1
                 let phase = route[stepIndex].phase
-                guard entry.listens(in: phase, channel: channel, to: valueType) else { continue }
+                guard entry.listens(in: phase, channel: channel, to: value) else { continue }
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
                     record(.stepUndelivered(current.id, node: core.id, phase: phase))
@@ -150,8 +148,7 @@ struct Delivery {
         case .outcome(let outcome):
             return apply(outcome, of: call, at: site, nanoseconds: nanoseconds)
         case .failed(let error):
-            fail(call, at: site, with: error, nanoseconds: nanoseconds)
-            return channel == .events ? .reportError(error, at: context.core, cause: current.id) : nil
+            return fail(call, at: site, with: error, nanoseconds: nanoseconds)
         }
     }
 
@@ -183,8 +180,7 @@ struct Delivery {
             }
         case .answered(let value):
             if let failure = answerError(for: value) {
-                fail(call, at: site, with: failure, nanoseconds: nanoseconds)
-                return nil
+                return fail(call, at: site, with: failure, nanoseconds: nanoseconds)
             }
             isStopped = true
             stop = .answered(by: site)
@@ -207,7 +203,10 @@ struct Delivery {
         return nil
     }
 
-    private mutating func fail(_ call: Call, at site: HandlerSite, with error: any Error, nanoseconds: Int) {
+    /// Records a failed call; on the event channel its error must then be raised.
+    private mutating func fail(
+        _ call: Call, at site: HandlerSite, with error: any Error, nanoseconds: Int
+    ) -> FollowUp? {
         acted = true
         let failure = HandlerFailure(site: site, message: String(describing: error))
         if firstFailure == nil { firstFailure = failure }
@@ -216,6 +215,7 @@ struct Delivery {
             stop = stop ?? .failed(failure)
         }
         recordCall(call, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
+        return channel == .events ? .reportError(error, at: call.context.core, cause: current.id) : nil
     }
 
     /// From the next handler on, the route carries `event` under a new id.
@@ -224,7 +224,6 @@ struct Delivery {
         transforms.append(raised.id)
         current = raised
         value = event
-        valueType = type(of: event)
     }
 
     private func recordCall(_ call: Call, outcome: Outcome.Kind, nanoseconds: Int, detail: HandlerCall.Detail?) {

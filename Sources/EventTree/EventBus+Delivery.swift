@@ -1,5 +1,3 @@
-import Foundation
-
 extension EventBus {
     /// Opens a raise: names its type, takes the tree snapshot and the event's number with
     /// the lock held (so that replay rebuilding the tree at that number sees what the route
@@ -9,7 +7,6 @@ extension EventBus {
         answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?, inherited: RecordBatch??
     ) -> Delivery {
         let value = payload.value
-        let valueType = type(of: value)
         let channel = payload.channel
         let outer = inherited == nil ? DeliveryStack.current.innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
@@ -17,7 +14,7 @@ extension EventBus {
         let recording = recorder != nil && !state.isEnded
         let batch = inherited ?? outer?.batch ?? (recording ? RecordBatch() : nil)
         var log = FactLog(sequence: sequence, isRecording: batch != nil)
-        let typeName = state.typeName(of: valueType, channel: channel, naming: { payload.typeName }, log: &log)
+        let typeName = state.typeName(of: value, channel: channel, naming: { payload.typeName }, log: &log)
         let snapshot = state.topology
         let generation = generation.load(ordering: .relaxed)
         let id = EventID(rawValue: log.takeNumber())
@@ -32,7 +29,7 @@ extension EventBus {
         let route: [RouteStep<Int>]
         if isLive {
             route = Router.route(
-                from: origin.slot, mode: mode, in: LiveRouteTree(topology: snapshot, type: valueType, channel: channel))
+                from: origin.slot, mode: mode, in: LiveRouteTree(topology: snapshot, value: value, channel: channel))
         } else {
             // Raised at a released node: nothing can be reached from it.
             route = []
@@ -49,7 +46,7 @@ extension EventBus {
     func openTransform(of old: RaisedEvent, into event: any Event, batch: RecordBatch?) -> RaisedEvent {
         let payload = RaisedEvent.Payload.event(event)
         let raised: RaisedEvent = mutateRecording(into: batch) { state, log in
-            let name = state.typeName(of: type(of: event), channel: .events, naming: { payload.typeName }, log: &log)
+            let name = state.typeName(of: event, channel: .events, naming: { payload.typeName }, log: &log)
             let id = EventID(rawValue: log.takeNumber())
             let raised = RaisedEvent(
                 id: id, typeName: name, payload: payload, origin: old.origin, mode: old.mode,
@@ -91,7 +88,8 @@ extension EventBus {
     /// Delivers `payload` on the calling thread and returns how it ended.
     func deliver(
         _ payload: RaisedEvent.Payload, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy = .continue,
-        answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, cause: EventID? = nil, inherited: RecordBatch?? = nil
+        answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
+        cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) -> RaiseResult {
         var delivery = begin(
             payload, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
@@ -101,15 +99,19 @@ extension EventBus {
         let depth = stack.frames.count - 1
         while let call = delivery.nextCall() {
             let started = delivery.isRecording ? monotonicNanoseconds() : 0
-            let result = call.runSynchronously()
+            let result = call.runSynchronously(onMainActor: onMainActor)
             let elapsed = delivery.isRecording ? monotonicNanoseconds() - started : 0
             let followUp = delivery.complete(call, with: result, nanoseconds: elapsed)
             stack.frames[depth].eventID = delivery.current.id
             switch followUp {
             case let .reportError(error, node, cause)?:
-                _ = deliver(.error(error), at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
+                _ = deliver(
+                    .error(error), at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
+                    inherited: .some(delivery.batch))
             case let .convert(event, node, cause)?:
-                _ = deliver(.event(event), at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
+                _ = deliver(
+                    .event(event), at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
+                    inherited: .some(delivery.batch))
             case nil:
                 break
             }
@@ -147,14 +149,15 @@ extension EventBus {
 }
 
 extension Delivery.Call {
-    /// Calls the handler on this thread. A main-actor handler runs only if this is the
-    /// main thread; otherwise the call fails with ``DeliveryError/isolatedHandler(label:)``.
-    func runSynchronously() -> Delivery.CallResult {
+    /// Calls the handler on this thread. A main-actor handler runs only when the raise was
+    /// made on the main actor; otherwise the call fails with
+    /// ``DeliveryError/isolatedHandler(label:)``.
+    func runSynchronously(onMainActor: Bool) -> Delivery.CallResult {
         switch entry.body {
         case .anyThread(let body):
             return Self.capture { try body(value, context) }
         case .mainActor(let body):
-            guard Thread.isMainThread else {
+            guard onMainActor else {
                 return .failed(DeliveryError.isolatedHandler(label: entry.registration.label))
             }
             return MainActor.assumeIsolated { Self.capture { try body(value, context) } }

@@ -56,8 +56,8 @@ extension EventBus {
             guard !core.released.exchange(true, ordering: .acquiringAndReleasing) else { return [] }
             generation.add(1, ordering: .releasing)
             let slot = core.slot
-            log.record(.nodeReleased(core.id))
-            state.topology.unlink(slot)
+            // Children and handlers go first, so that each of these facts names the node
+            // where it stood; the release comes last.
             for child in state.topology.children[slot] {
                 state.topology.parents[child] = -1
                 if let childCore = state.topology.cores[child] { log.record(.nodeDetached(childCore.id, parent: core.id)) }
@@ -67,6 +67,8 @@ extension EventBus {
                 entry.removed.store(true, ordering: .releasing)
                 log.record(.handlerRemoved(entry.id))
             }
+            log.record(.nodeReleased(core.id))
+            state.topology.unlink(slot)
             state.topology.children[slot] = []
             state.topology.handlers[slot] = []
             state.topology.cores[slot] = nil
@@ -81,7 +83,7 @@ extension EventBus {
     func addHandler(
         on core: NodeCore, label: String, eventType: String?, channel: HandlerRegistration.Channel,
         phases: Phases, fileID: String, line: Int,
-        matches: @escaping @Sendable (Any.Type) -> Bool, body: HandlerEntry.Body
+        matches: @escaping @Sendable (any Sendable) -> Bool, body: HandlerEntry.Body
     ) -> HandlerToken {
         mutate { state, log in
             let id = HandlerID(rawValue: log.takeNumber())
@@ -99,7 +101,7 @@ extension EventBus {
                 state.topology.handlers[core.slot].append(entry)
                 generation.add(1, ordering: .releasing)
                 if eventType != nil {
-                    for seen in state.seenTypes where seen.key.channel == channel && matches(seen.type) {
+                    for seen in state.seenTypes where seen.key.channel == channel && matches(seen.sample) {
                         log.record(.handlerMatched(id, eventType: seen.name))
                     }
                 }

@@ -22,7 +22,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matches: { $0 is E.Type }, body: .anyThread { value, context in try handler(value as! E, context) })
+            line: line, matches: { $0 is E }, body: .anyThread { value, context in try handler(value as! E, context) })
     }
 
     /// Registers a main-actor handler for events of type `type`.
@@ -37,7 +37,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matches: { $0 is E.Type }, body: .mainActor { value, context in try handler(value as! E, context) })
+            line: line, matches: { $0 is E }, body: .mainActor { value, context in try handler(value as! E, context) })
     }
 
     /// Registers a handler for every event and request (never errors: they have their own
@@ -67,7 +67,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
-            fileID: fileID, line: line, matches: { $0 is E.Type },
+            fileID: fileID, line: line, matches: { $0 is E },
             body: .anyThread { value, context in try handler(value as! E, context) })
     }
 
@@ -85,7 +85,7 @@ extension EventNode {
 
     private func register(
         typeName: String?, channel: HandlerRegistration.Channel, phases: Phases, label: String?, fileID: String,
-        line: Int, matches: @escaping @Sendable (Any.Type) -> Bool, body: HandlerEntry.Body
+        line: Int, matches: @escaping @Sendable (any Sendable) -> Bool, body: HandlerEntry.Body
     ) -> HandlerToken {
         bus.addHandler(
             on: core, label: label ?? "\(typeName ?? (channel == .errors ? "error" : "any")) handler",

@@ -10,12 +10,16 @@ extension EventNode {
     ///   - event: The event.
     ///   - mode: The route to take; ``DeliveryMode/bubble`` by default.
     ///   - policy: What a failing handler does to the route; it continues by default.
+    ///   - isolation: The caller's actor, filled in by the compiler. Main-actor handlers
+    ///     are called only when it is the main actor; elsewhere their calls are recorded as
+    ///     failed (use ``raiseAsync(_:mode:onFailure:)`` to await them).
     /// - Returns: The event's id and how the raise ended.
     @discardableResult
     public func raise<E: Event>(
-        _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+        _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
-        bus.deliver(.event(event), at: core, mode: mode, policy: policy)
+        bus.deliver(.event(event), at: core, mode: mode, policy: policy, onMainActor: isolation === MainActor.shared)
     }
 
     /// Raises a request and returns the first answer, or an explicit
@@ -25,17 +29,19 @@ extension EventNode {
     /// let user = screen.request(CurrentUser()).answer
     /// ```
     public func request<R: Request>(
-        _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
+        _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
+        isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
         RequestResult(raise: bus.deliver(
-            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }))
+            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer },
+            onMainActor: isolation === MainActor.shared))
     }
 
     /// Reports an error at this node: it bubbles up on the error channel, where only error
     /// handlers see it. An error no handler catches goes to the bus's unhandled-error hook.
     @discardableResult
-    public func report(_ error: any Error) -> RaiseResult {
-        bus.deliver(.error(error), at: core, mode: .bubble)
+    public func report(_ error: any Error, isolation: isolated (any Actor)? = #isolation) -> RaiseResult {
+        bus.deliver(.error(error), at: core, mode: .bubble, onMainActor: isolation === MainActor.shared)
     }
 
     /// Like ``raise(_:mode:onFailure:)``, but awaits main-actor handlers in route order, so

@@ -18,8 +18,9 @@ public enum Fact: Sendable {
     case nodeMoved(NodeID, parent: NodeID, index: Int)
     /// A node got a new name.
     case nodeRenamed(NodeID, name: String)
-    /// A node's owner let it go (or released it explicitly). Its handlers are gone;
-    /// detaches of its children follow.
+    /// A node's owner let it go (or released it explicitly). The detaches of its
+    /// children and the removals of its handlers come just before, in the same change.
+    /// A released node keeps the path it had for later facts about it.
     case nodeReleased(NodeID)
     /// A handler was registered.
     case handlerAdded(HandlerRegistration)

@@ -6,9 +6,9 @@ final class HandlerEntry: Sendable {
     let registration: HandlerRegistration
     /// The node it is registered on.
     let core: NodeCore
-    /// Whether a value of this dynamic type is for this handler (a dynamic cast test,
-    /// so protocol-typed handlers match every conforming type).
-    let matches: @Sendable (Any.Type) -> Bool
+    /// Whether a value is for this handler: a dynamic cast, so protocol-typed handlers
+    /// match every conforming type.
+    let matches: @Sendable (any Sendable) -> Bool
     let body: Body
     /// Set when the handler is removed; checked before every call, so a handler removed
     /// during delivery is never called again, not even in the current step.
@@ -16,7 +16,7 @@ final class HandlerEntry: Sendable {
 
     init(
         registration: HandlerRegistration, core: NodeCore,
-        matches: @escaping @Sendable (Any.Type) -> Bool, body: Body
+        matches: @escaping @Sendable (any Sendable) -> Bool, body: Body
     ) {
         self.registration = registration
         self.core = core
@@ -27,13 +27,13 @@ final class HandlerEntry: Sendable {
     var id: HandlerID { registration.id }
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
 
-    /// Whether the handler takes part in a step of `phase` carrying a value of `type`.
-    func listens(in phase: Phase, channel: HandlerRegistration.Channel, to type: Any.Type) -> Bool {
-        registration.channel == channel && registration.phases.contains(phase) && !isRemoved && matches(type)
+    /// Whether the handler takes part in a step of `phase` carrying `value`.
+    func listens(in phase: Phase, channel: HandlerRegistration.Channel, to value: any Sendable) -> Bool {
+        registration.channel == channel && registration.phases.contains(phase) && !isRemoved && matches(value)
     }
 
-    /// A handler's code, erased to take any value. It is only called with values whose
-    /// type ``matches`` accepted.
+    /// A handler's code, erased to take any value. It is only called with values that
+    /// ``matches`` accepted.
     enum Body: Sendable {
         /// Runs on whichever thread raises.
         case anyThread(@Sendable (any Sendable, HandlerContext) throws -> Outcome)

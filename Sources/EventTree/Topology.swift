@@ -68,7 +68,7 @@ struct Topology {
 /// event's type listen in the propagate phase.
 struct LiveRouteTree: RouteTree {
     let topology: Topology
-    let type: Any.Type
+    let value: any Sendable
     let channel: HandlerRegistration.Channel
 
     func parent(of node: Int) -> Int? {
@@ -79,6 +79,6 @@ struct LiveRouteTree: RouteTree {
     func children(of node: Int) -> [Int] { topology.children[node] }
 
     func hasPropagateHandler(at node: Int) -> Bool {
-        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: type) }
+        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: value) }
     }
 }

@@ -9,6 +9,8 @@ struct TraceRenderer {
     private var parents: [NodeID: NodeID] = [:]
     private var handlers: [HandlerID: HandlerRegistration] = [:]
     private var events: [EventID: RaisedEvent] = [:]
+    /// Paths of released nodes, as they stood at release.
+    private var frozen: [NodeID: String] = [:]
 
     init(records: [Record]) {
         self.records = records
@@ -25,6 +27,7 @@ struct TraceRenderer {
     }
 
     private func path(_ node: NodeID) -> String {
+        if let path = frozen[node] { return path }
         var parts: [String] = []
         var current: NodeID? = node
         while let id = current {
@@ -69,7 +72,9 @@ struct TraceRenderer {
             names[node] = name
             return line
         case let .nodeReleased(node):
-            return "release \(path(node))"
+            let line = "release \(path(node))"
+            frozen[node] = path(node)
+            return line
         case let .handlerAdded(registration):
             handlers[registration.id] = registration
             return "add \(registration.label) on \(path(registration.node))"
