@@ -6,12 +6,42 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "EventTree", targets: ["EventTree"]),
+        .library(name: "EventTreeJournal", targets: ["EventTreeJournal"]),
         .library(name: "EventTreeTesting", targets: ["EventTreeTesting"]),
+        .executable(name: "eventtree", targets: ["eventtree"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        .systemLibrary(
+            name: "CEventTreeSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "EventTree"),
-        .target(name: "EventTreeTesting", dependencies: ["EventTree"]),
+        .executableTarget(name: "EventTreeMigrationEmbedder"),
+        .plugin(
+            name: "EmbedMigrations", capability: .buildTool(),
+            dependencies: ["EventTreeMigrationEmbedder"]),
+        .target(
+            name: "EventTreeJournal",
+            dependencies: ["EventTree", "CEventTreeSQLite"],
+            plugins: ["EmbedMigrations"]),
+        .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal"]),
+        .target(
+            name: "EventTreeCommands",
+            dependencies: [
+                "EventTree", "EventTreeJournal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
         .testTarget(name: "EventTreeTests", dependencies: ["EventTree", "EventTreeTesting"]),
+        .testTarget(
+            name: "EventTreeJournalTests",
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"]),
+        .testTarget(
+            name: "EventTreeCommandsTests",
+            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

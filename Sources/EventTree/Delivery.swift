@@ -95,7 +95,8 @@ struct Delivery {
                 guard entry.listens(in: phase, channel: channel, to: value) else { continue }
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
-                    record(.stepUndelivered(current.id, node: core.id, phase: phase))
+                    let lost = handlers[(handlerIndex - 1)...].count(where: { $0.expects(phase, channel, value) })
+                    record(.stepUndelivered(current.id, node: core.id, phase: phase, lostCalls: lost))
                     handlers = []
                     continue
                 }
@@ -119,21 +120,20 @@ struct Delivery {
     private mutating func startStep() {
         let step = route[stepIndex]
         handlerIndex = 0
-        guard let core = snapshot.cores[step.node], !core.isReleased else {
-            if let core = snapshot.cores[step.node] {
-                record(.stepUndelivered(current.id, node: core.id, phase: step.phase))
-            }
-            stepCore = nil
-            handlers = []
-            return
-        }
-        stepCore = core
-        if bus.generation.load(ordering: .acquiring) == generation {
+        let core = snapshot.cores[step.node]
+        if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
+            stepCore = core
             handlers = snapshot.handlers[step.node]
-        } else if let live = bus.liveHandlers(of: core) {
+        } else if let core, let live = bus.liveHandlers(of: core) {
+            stepCore = core
             handlers = live
         } else {
-            record(.stepUndelivered(current.id, node: core.id, phase: step.phase))
+            // Released before its step: the calls the raise's snapshot promised are lost.
+            if let core {
+                let lost = snapshot.handlers[step.node].count(where: { $0.expects(step.phase, channel, value) })
+                record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostCalls: lost))
+            }
+            stepCore = nil
             handlers = []
         }
     }

@@ -34,7 +34,7 @@ extension EventBus {
             // Raised at a released node: nothing can be reached from it.
             route = []
             batch?.records.append(Record(
-                seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target)))
+                seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostCalls: 0)))
         }
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, value: value,

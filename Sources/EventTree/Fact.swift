@@ -34,7 +34,9 @@ public enum Fact: Sendable {
     /// A handler was called.
     case handlerCalled(HandlerCall)
     /// A step could not be delivered: its node was released before or during it.
-    case stepUndelivered(EventID, node: NodeID, phase: Phase)
+    /// `lostCalls` counts the handler calls the route expected there (registered at raise
+    /// time, matching the event and the phase, and not yet made).
+    case stepUndelivered(EventID, node: NodeID, phase: Phase, lostCalls: Int)
     /// A raise ended. Every event of a transform chain ends with the chain's status.
     case raiseFinished(EventID, status: RaiseStatus)
     /// No handler acted on the event: reported once to the bus's dead-letter hook.

@@ -27,6 +27,12 @@ final class HandlerEntry: Sendable {
     var id: HandlerID { registration.id }
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
 
+    /// Whether the handler would have been called in a step of `phase` carrying `value`,
+    /// removed or not (for counting the calls a released node lost).
+    func expects(_ phase: Phase, _ channel: HandlerRegistration.Channel, _ value: any Sendable) -> Bool {
+        registration.channel == channel && registration.phases.contains(phase) && matches(value)
+    }
+
     /// Whether the handler takes part in a step of `phase` carrying `value`.
     func listens(in phase: Phase, channel: HandlerRegistration.Channel, to value: any Sendable) -> Bool {
         registration.channel == channel && registration.phases.contains(phase) && !isRemoved && matches(value)

@@ -90,8 +90,8 @@ struct TraceRenderer {
             var line = "call \(path(call.node)) \(call.phase) \(label(call.handler)) -> \(call.outcome)"
             if let detail = call.detail { line += " (\(detail.text))" }
             return line
-        case let .stepUndelivered(_, node, phase):
-            return "undelivered \(path(node)) \(phase)"
+        case let .stepUndelivered(_, node, phase, lostCalls):
+            return "undelivered \(path(node)) \(phase)" + (lostCalls > 0 ? " (\(lostCalls) lost)" : "")
         case let .raiseFinished(event, status):
             return "end \(type(event)) \(describe(status))"
         case let .deadLetter(event):

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The advisory lock that makes a journal's writer the only one in the whole system: an
+/// exclusive `flock` on `JOURNAL.lock`, holding the owner's process id.
+///
+/// The system SQLite still has the WAL-reset race that needs two writers or checkpointers
+/// at once, so a second writer is refused before it opens the database.
+final class FileLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock for `journalPath`, or says who holds it.
+    init(journalPath: String) throws(JournalError) {
+        let lockPath = journalPath + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .sqlite(path: journalPath, cause: SQLiteError(
+                code: 14, message: "cannot create the lock file \(lockPath): \(String(cString: strerror(errno)))", sql: nil))
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(descriptor, &buffer, buffer.count, 0)
+            let pid = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            close(descriptor)
+            throw .locked(path: journalPath, holder: pid == String(getpid()) ? "this process (another Journal)" : "process \(pid)")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

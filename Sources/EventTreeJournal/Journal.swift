@@ -1,0 +1,134 @@
+import CEventTreeSQLite
+import EventTree
+import Foundation
+
+/// An SQLite journal: a ``Recorder`` that writes every fact of the buses recording into
+/// it, for the `eventtree` tool (and plain SQL) to read back.
+///
+/// ```swift
+/// let journal = try Journal(path: "app.eventtree")
+/// let bus = EventBus(recorder: journal)
+/// // … the app runs …
+/// try journal.close()
+/// ```
+///
+/// A journal has one writer in the whole system (an advisory lock on `PATH.lock` enforces
+/// it): open it once per process and share it between buses; each bus is a session.
+/// Opening creates the file, or migrates an older one forward; a journal written by a
+/// newer EventTree is refused and left untouched.
+public final class Journal: Recorder {
+    /// The journal file's path.
+    public let path: String
+    /// The sequence every fact is numbered in, continuing the file's.
+    public let sequence: SequenceCounter
+    /// How this journal writes.
+    public let options: JournalOptions
+    private let writer: JournalWriter
+    private let fileLock: FileLock
+
+    /// Opens (creating or migrating) the journal at `path` for writing.
+    ///
+    /// - Parameters:
+    ///   - path: The journal file. Its directory must exist.
+    ///   - options: Durability, buffering and failure handling.
+    /// - Throws: ``JournalError`` when the file is not a journal, is newer than this
+    ///   binary, is locked by another writer, or cannot be created.
+    public init(path: String, options: JournalOptions = JournalOptions()) throws(JournalError) {
+        let resolved = try JournalFile.resolve(path, forWriting: true)
+        fileLock = try FileLock(journalPath: resolved)
+        self.path = resolved
+        self.options = options
+        let db: Connection
+        do {
+            db = try Connection(path: resolved, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
+        } catch {
+            throw Migrator.classify(error, path: resolved)
+        }
+        let identity = try Migrator.identify(db, path: resolved)
+        try Migrator.validate(identity, path: resolved, allowEmpty: true)
+        if identity.version > 0 { try Migrator.verifyApplied(db, path: resolved) }
+        do {
+            // "The WAL journaling mode is persistent": set once, it stays with the file.
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute(options.durability == .durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            if let maximumSize = options.maximumSize {
+                let pageSize = try db.integer("PRAGMA page_size") ?? 4096
+                try db.execute("PRAGMA max_page_count = \(max(1, maximumSize / pageSize))")
+            }
+        } catch {
+            throw Migrator.classify(error, path: resolved)
+        }
+        try Migrator.migrate(db, from: identity.version, path: resolved)
+        do {
+            sequence = SequenceCounter(startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1)
+            let rows = try RowWriter(db: db, sequence: sequence)
+            writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
+        } catch {
+            throw Migrator.classify(error, path: resolved)
+        }
+        JournalRegistry.shared.add(writer)
+    }
+
+    deinit {
+        try? writer.close()
+        JournalRegistry.shared.remove(writer)
+    }
+
+    /// Takes a bus's records: appends them to the buffer (buffered mode) or waits for
+    /// their commit (durable mode).
+    public func record(_ records: [Record], session: SessionID) {
+        writer.enqueue(records, session: session)
+    }
+
+    /// Waits until everything recorded so far is committed.
+    ///
+    /// - Throws: ``JournalError/writeFailed(path:pending:cause:)`` when writing fails (the
+    ///   records stay buffered and are retried); ``JournalError/closed(path:)`` after ``close()``.
+    public func flush() throws(JournalError) {
+        try writer.flush()
+    }
+
+    /// Commits what is pending and closes the file. Records that arrive later are counted
+    /// and dropped. Closing twice does nothing.
+    ///
+    /// - Throws: ``JournalError/writeFailed(path:pending:cause:)`` when pending records could
+    ///   not be committed after retries.
+    public func close() throws(JournalError) {
+        try writer.close()
+        JournalRegistry.shared.remove(writer)
+    }
+
+    /// Whether writes currently succeed.
+    public var status: JournalStatus { writer.status }
+
+    /// The schema version this binary writes.
+    public static var schemaVersion: Int { Migrator.latestVersion }
+}
+
+/// Open journals, so that a normal process exit commits what they hold.
+final class JournalRegistry: @unchecked Sendable {
+    // Safe: `writers` is guarded by `lock`.
+    static let shared = JournalRegistry()
+    private let lock = Lock()
+    private var writers: [ObjectIdentifier: JournalWriter] = [:]
+    private var isHooked = false
+
+    func add(_ writer: JournalWriter) {
+        lock.withLock {
+            writers[ObjectIdentifier(writer)] = writer
+            if !isHooked {
+                isHooked = true
+                atexit { JournalRegistry.shared.closeAll() }
+            }
+        }
+    }
+
+    func remove(_ writer: JournalWriter) {
+        _ = lock.withLock { writers.removeValue(forKey: ObjectIdentifier(writer)) }
+    }
+
+    func closeAll() {
+        let open = lock.withLock { Array(writers.values) }
+        for writer in open { try? writer.close() }
+    }
+}

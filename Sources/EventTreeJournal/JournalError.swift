@@ -1,0 +1,62 @@
+/// Why a journal could not be opened, read or written. Its description is one line that
+/// says what happened and what to do; it never contains payloads or bound values.
+public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing exists at the path.
+    case missing(path: String)
+    /// The path names something other than a regular file (a directory, a FIFO, a device…).
+    case notAFile(path: String, kind: String)
+    /// The file is empty: not a journal yet.
+    case empty(path: String)
+    /// The path begins with `file:`, which SQLite would read as a URI.
+    case uriPath(path: String)
+    /// The file is not an SQLite database.
+    case notADatabase(path: String)
+    /// The file is an SQLite database but not an EventTree journal.
+    case notAJournal(path: String)
+    /// The file was written by a newer EventTree.
+    case newerVersion(path: String, found: Int, supported: Int)
+    /// A migration applied to this journal differs from the one this binary carries.
+    case editedMigration(path: String, version: Int, name: String)
+    /// The database is damaged or truncated.
+    case corrupt(path: String, detail: String)
+    /// Another process (or another `Journal` in this one) has the journal open for writing.
+    case locked(path: String, holder: String)
+    /// The journal was closed.
+    case closed(path: String)
+    /// Records could not be written; they are kept and retried.
+    case writeFailed(path: String, pending: Int, cause: SQLiteError)
+    /// Any other SQLite failure.
+    case sqlite(path: String, cause: SQLiteError)
+
+    /// One line, without a leading `error:`.
+    public var description: String {
+        switch self {
+        case let .missing(path):
+            "no journal at \(path): check the path"
+        case let .notAFile(path, kind):
+            "\(path) is \(kind), not a journal file"
+        case let .empty(path):
+            "\(path) is an empty file, not a journal"
+        case let .uriPath(path):
+            "\(path) begins with 'file:'; pass a plain path (prefix it with ./ if the file is really named so)"
+        case let .notADatabase(path):
+            "\(path) is not an SQLite database"
+        case let .notAJournal(path):
+            "\(path) is an SQLite database but not an EventTree journal"
+        case let .newerVersion(path, found, supported):
+            "\(path) has journal schema version \(found); this eventtree supports up to version \(supported): use a newer eventtree"
+        case let .editedMigration(path, version, name):
+            "\(path) was migrated with a different migration \(version) (\(name)) than this binary carries; migrations must never be edited once shipped"
+        case let .corrupt(path, detail):
+            "\(path) is damaged or truncated: \(detail)"
+        case let .locked(path, holder):
+            "\(path) is open for writing by \(holder); close it there first (a journal has one writer)"
+        case let .closed(path):
+            "the journal \(path) is closed"
+        case let .writeFailed(path, pending, cause):
+            "cannot write to \(path) (\(pending) records kept in memory and retried): \(cause)"
+        case let .sqlite(path, cause):
+            "\(path): \(cause)"
+        }
+    }
+}

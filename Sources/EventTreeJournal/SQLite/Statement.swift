@@ -1,0 +1,88 @@
+import CEventTreeSQLite
+
+/// Owns one prepared statement; finalizes it when it goes away.
+struct Statement: ~Copyable {
+    let handle: OpaquePointer
+    let db: OpaquePointer
+    let sql: String
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private func check(_ status: Int32) throws(SQLiteError) {
+        guard status == SQLITE_OK else {
+            throw SQLiteError(code: status, message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        }
+    }
+
+    /// Binds an integer to the 1-based parameter `index`.
+    func bind(_ value: Int, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(handle, index, Int64(value)))
+    }
+
+    /// Binds an optional integer (NULL for `nil`).
+    func bind(_ value: Int?, at index: Int32) throws(SQLiteError) {
+        if let value { try bind(value, at: index) } else { try check(sqlite3_bind_null(handle, index)) }
+    }
+
+    /// Binds a real number.
+    func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_double(handle, index, value))
+    }
+
+    /// Binds text (NULL for `nil`); SQLite copies it.
+    func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
+        guard let value else { return try check(sqlite3_bind_null(handle, index)) }
+        try check(sqlite3_bind_text(handle, index, value, -1, eventtree_sqlite_transient()))
+    }
+
+    /// Runs the statement one step: `true` when a row is ready, `false` when done.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            throw SQLiteError(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
+                .replacingCode(ifZero: status)
+        }
+    }
+
+    /// Resets the statement for another run and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Runs a statement that returns no rows, then resets it.
+    func run() throws(SQLiteError) {
+        defer { reset() }
+        try step()
+    }
+
+    /// The integer in column `index` (0-based) of the current row.
+    func int(_ index: Int32) -> Int { Int(sqlite3_column_int64(handle, index)) }
+
+    /// The integer in column `index`, or `nil` for NULL.
+    func optionalInt(_ index: Int32) -> Int? { isNull(index) ? nil : int(index) }
+
+    /// The real number in column `index`.
+    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    /// The text in column `index`, or `nil` for NULL.
+    func text(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Whether column `index` is NULL.
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// The number of columns of the result.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of column `index`.
+    func columnName(_ index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
+}

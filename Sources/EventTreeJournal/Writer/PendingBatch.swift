@@ -1,0 +1,16 @@
+import EventTree
+
+/// Records handed over in one recorder call: written in one transaction, never split.
+struct PendingBatch: Sendable {
+    let records: [Record]
+    let session: SessionID
+    let ticket: Int
+}
+
+/// A note the writer adds to the journal about its own trouble.
+struct TroubleNote: Sendable {
+    let session: SessionID?
+    let kind: String
+    let message: String
+    let records: Int
+}

@@ -1,0 +1,387 @@
+import CEventTreeSQLite
+import EventTree
+import Foundation
+
+/// Turns records into rows: owns the read-write connection and its prepared statements,
+/// and keeps what it must remember between facts (the tree for paths, handler numbers,
+/// type ids). Used by the writer thread only.
+final class RowWriter {
+    private let db: Connection
+    private let sequence: SequenceCounter
+    private var model: WriterModel
+
+    private let begin: Statement
+    private let commit: Statement
+    private let insertSession: Statement
+    private let endSession: Statement
+    private let countSession: Statement
+    private let insertNode: Statement
+    private let insertPath: Statement
+    private let insertChange: Statement
+    private let insertType: Statement
+    private let insertHandler: Statement
+    private let removeHandler: Statement
+    private let insertMatch: Statement
+    private let insertEvent: Statement
+    private let insertCall: Statement
+    private let insertCalls: Statement
+    private let insertDetail: Statement
+    private let insertUndelivered: Statement
+    private let insertTrouble: Statement
+    private let advanceSequence: Statement
+
+    /// Calls are inserted this many rows per statement.
+    static let callsPerStatement = 64
+    private static let callColumns = 5
+    /// Call rows waiting for a full multi-row statement, flattened.
+    private var callValues: [Int] = []
+
+    init(db: consuming Connection, sequence: SequenceCounter) throws(SQLiteError) {
+        self.sequence = sequence
+        let callRow = "(?, ?, ?, ?, ?)"
+        begin = try db.prepare("BEGIN")
+        commit = try db.prepare("COMMIT")
+        insertSession = try db.prepare(
+            "INSERT INTO j_sessions (session_id, started_at, process, host, app_version) VALUES (?, ?, ?, ?, ?)")
+        endSession = try db.prepare("UPDATE j_sessions SET ended_seq = ?, ended_at = ? WHERE session_id = ?")
+        countSession = try db.prepare(
+            "UPDATE j_sessions SET events = events + ?, steps = steps + ?, dropped = dropped + ? WHERE session_id = ?")
+        insertNode = try db.prepare("INSERT INTO j_nodes (node_id, session_id, name) VALUES (?, ?, ?)")
+        insertPath = try db.prepare("INSERT OR REPLACE INTO j_node_paths (node_id, since_seq, path) VALUES (?, ?, ?)")
+        insertChange = try db.prepare(
+            "INSERT INTO j_changes (seq, node_id, change, parent_id, position, name) VALUES (?, ?, ?, ?, ?, ?)")
+        insertType = try db.prepare("INSERT INTO j_types (type_id, name) VALUES (?, ?)")
+        insertHandler = try db.prepare("""
+            INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
+        insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
+        insertEvent = try db.prepare("""
+            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from,
+                payload, finished_seq, result, stop_handler_no, stop_node_id, stop_phase, message, unattended_seq)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertCall = try db.prepare("INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES \(callRow)")
+        insertCalls = try db.prepare(
+            "INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES "
+                + Array(repeating: callRow, count: Self.callsPerStatement).joined(separator: ", "))
+        insertDetail = try db.prepare("INSERT INTO j_call_details (seq, text) VALUES (?, ?)")
+        insertUndelivered = try db.prepare(
+            "INSERT INTO j_undelivered (seq, event_id, node_id, phase, lost_calls) VALUES (?, ?, ?, ?, ?)")
+        insertTrouble = try db.prepare(
+            "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
+        advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = max(next_seq, ?) WHERE id = 1")
+        model = try WriterModel(loadingFrom: db)
+        self.db = db
+    }
+
+    /// Writes `batches`, the drop counts and the trouble notes in one transaction. On
+    /// failure nothing is written and the writer's memory is as before, so the same
+    /// batches can be retried.
+    func write(_ batches: [PendingBatch], drops: [SessionID: Int], trouble: [TroubleNote]) throws(SQLiteError) {
+        let saved = model
+        do {
+            try begin.run()
+            var counts: [SessionID: (events: Int, steps: Int, dropped: Int)] = [:]
+            for batch in batches {
+                var count = counts[batch.session] ?? (0, 0, 0)
+                for record in batch.records {
+                    try apply(record, session: batch.session, count: &count)
+                }
+                counts[batch.session] = count
+            }
+            try flushCalls()
+            try insertUnfinishedEvents()
+            for (session, dropped) in drops {
+                counts[session, default: (0, 0, 0)].dropped += dropped
+                try note(TroubleNote(
+                    session: session, kind: "dropped",
+                    message: "the journal's buffer was full; \(dropped) records were dropped", records: dropped))
+            }
+            for item in trouble { try note(item) }
+            for (session, count) in counts where count != (0, 0, 0) {
+                try countSession.bind(count.events, at: 1)
+                try countSession.bind(count.steps, at: 2)
+                try countSession.bind(count.dropped, at: 3)
+                try countSession.bind(session.rawValue, at: 4)
+                try countSession.run()
+            }
+            try advanceSequence.bind(sequence.peek, at: 1)
+            try advanceSequence.run()
+            try commit.run()
+        } catch {
+            callValues.removeAll(keepingCapacity: true)
+            model = saved
+            if db.isInTransaction { try? db.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: Facts to rows
+
+    private func apply(
+        _ record: Record, session: SessionID, count: inout (events: Int, steps: Int, dropped: Int)
+    ) throws(SQLiteError) {
+        let seq = record.seq
+        switch record.fact {
+        case .handlerCalled(let call):
+            count.steps += 1
+            callValues.append(contentsOf: [
+                seq, seq - call.event.rawValue, try handlerNumber(call.handler),
+                JournalCodes.code(call.phase) * 8 + JournalCodes.code(call.outcome), call.nanoseconds,
+            ])
+            if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
+            if let detail = call.detail {
+                try insertDetail.bind(seq, at: 1)
+                try insertDetail.bind(detail.text, at: 2)
+                try insertDetail.run()
+            }
+        case .raised(let raised):
+            count.events += 1
+            model.openEvents[raised.id] = EventRow(
+                raised: raised, session: session, type: try typeID(raised.typeName))
+        case let .raiseFinished(event, status):
+            guard var row = model.openEvents[event] else { return }
+            row.finishedSeq = seq
+            row.status = status
+            model.openEvents[event] = row
+            try insertEvent(row)
+            model.openEvents[event] = nil
+        case .deadLetter(let event), .unhandledError(let event):
+            try markUnattended(event, seq: seq)
+        case let .stepUndelivered(event, node, phase, lostCalls):
+            count.steps += 1
+            try insertUndelivered.bind(seq, at: 1)
+            try insertUndelivered.bind(event.rawValue, at: 2)
+            try insertUndelivered.bind(node.rawValue, at: 3)
+            try insertUndelivered.bind(JournalCodes.code(phase), at: 4)
+            try insertUndelivered.bind(lostCalls, at: 5)
+            try insertUndelivered.run()
+        case .sessionStarted(let info):
+            try insertSession.bind(info.id.rawValue, at: 1)
+            try insertSession.bind(info.startedAt, at: 2)
+            try insertSession.bind(info.process, at: 3)
+            try insertSession.bind(info.host, at: 4)
+            try insertSession.bind(info.appVersion, at: 5)
+            try insertSession.run()
+        case .sessionEnded(let id):
+            try endSession.bind(seq, at: 1)
+            try endSession.bind(Date().timeIntervalSince1970, at: 2)
+            try endSession.bind(id.rawValue, at: 3)
+            try endSession.run()
+        case let .nodeCreated(node, name):
+            try insertNode.bind(node.rawValue, at: 1)
+            try insertNode.bind(session.rawValue, at: 2)
+            try insertNode.bind(name, at: 3)
+            try insertNode.run()
+            model.nodes[node] = WriterModel.Node(name: name)
+            try change(seq, node: node, code: 0, parent: nil, position: nil, name: name)
+            try writePaths(below: node, seq: seq)
+        case let .nodeAttached(node, parent, index):
+            model.link(node, under: parent, at: index)
+            try change(seq, node: node, code: 1, parent: parent, position: index, name: nil)
+            try writePaths(below: node, seq: seq)
+        case let .nodeDetached(node, parent):
+            model.unlink(node)
+            try change(seq, node: node, code: 2, parent: parent, position: nil, name: nil)
+            try writePaths(below: node, seq: seq)
+        case let .nodeMoved(node, parent, index):
+            model.unlink(node)
+            model.link(node, under: parent, at: index)
+            try change(seq, node: node, code: 3, parent: parent, position: index, name: nil)
+            try writePaths(below: node, seq: seq)
+        case let .nodeRenamed(node, name):
+            model.nodes[node]?.name = name
+            try change(seq, node: node, code: 4, parent: nil, position: nil, name: name)
+            try writePaths(below: node, seq: seq)
+        case .nodeReleased(let node):
+            try change(seq, node: node, code: 5, parent: nil, position: nil, name: nil)
+            // Its path stays frozen: no new path rows. It leaves the writer's memory.
+            model.unlink(node)
+            model.nodes[node] = nil
+        case .handlerAdded(let registration):
+            let number = model.nextHandlerNumber
+            model.nextHandlerNumber += 1
+            model.handlerNumbers[registration.id] = number
+            try insertHandler.bind(number, at: 1)
+            try insertHandler.bind(registration.id.rawValue, at: 2)
+            try insertHandler.bind(registration.node.rawValue, at: 3)
+            try insertHandler.bind(try registration.eventType.map(typeID), at: 4)
+            try insertHandler.bind(JournalCodes.code(registration.channel), at: 5)
+            try insertHandler.bind(registration.phases.rawValue, at: 6)
+            try insertHandler.bind(registration.label, at: 7)
+            try insertHandler.bind(registration.fileID, at: 8)
+            try insertHandler.bind(registration.line, at: 9)
+            try insertHandler.run()
+        case .handlerRemoved(let handler):
+            try removeHandler.bind(seq, at: 1)
+            try removeHandler.bind(try handlerNumber(handler), at: 2)
+            try removeHandler.run()
+        case let .handlerMatched(handler, eventType):
+            try insertMatch.bind(try handlerNumber(handler), at: 1)
+            try insertMatch.bind(try typeID(eventType), at: 2)
+            try insertMatch.bind(seq, at: 3)
+            try insertMatch.run()
+        }
+    }
+
+    private func change(
+        _ seq: Int, node: NodeID, code: Int, parent: NodeID?, position: Int?, name: String?
+    ) throws(SQLiteError) {
+        try insertChange.bind(seq, at: 1)
+        try insertChange.bind(node.rawValue, at: 2)
+        try insertChange.bind(code, at: 3)
+        try insertChange.bind(parent?.rawValue, at: 4)
+        try insertChange.bind(position, at: 5)
+        try insertChange.bind(name, at: 6)
+        try insertChange.run()
+    }
+
+    /// Records the new path of `node` and of every node below it, from `seq` on.
+    private func writePaths(below node: NodeID, seq: Int) throws(SQLiteError) {
+        var pending = [(node, model.path(of: node))]
+        while let (current, path) = pending.popLast() {
+            try insertPath.bind(current.rawValue, at: 1)
+            try insertPath.bind(seq, at: 2)
+            try insertPath.bind(path, at: 3)
+            try insertPath.run()
+            for child in model.nodes[current]?.children ?? [] {
+                pending.append((child, path + "/" + (model.nodes[child]?.name ?? "?")))
+            }
+        }
+    }
+
+    /// The handler's number. A handler whose registration never reached the journal (it
+    /// was dropped) gets a placeholder row, so that its calls are still kept and shown.
+    private func handlerNumber(_ handler: HandlerID) throws(SQLiteError) -> Int {
+        if let number = model.handlerNumbers[handler] { return number }
+        let number = model.nextHandlerNumber
+        model.nextHandlerNumber += 1
+        model.handlerNumbers[handler] = number
+        try db.execute("""
+            INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
+            VALUES (\(number), \(handler.rawValue), 0, NULL, 0, 15, 'unknown (registration not journaled)', '?', 0)
+            """)
+        return number
+    }
+
+    private func typeID(_ name: String) throws(SQLiteError) -> Int {
+        if let id = model.typeIDs[name] { return id }
+        let id = model.nextTypeID
+        model.nextTypeID += 1
+        model.typeIDs[name] = id
+        try insertType.bind(id, at: 1)
+        try insertType.bind(name, at: 2)
+        try insertType.run()
+        return id
+    }
+
+    private func markUnattended(_ event: EventID, seq: Int) throws(SQLiteError) {
+        if model.openEvents[event] != nil {
+            model.openEvents[event]?.unattendedSeq = seq
+        } else {
+            try db.execute("UPDATE j_events SET unattended_seq = \(seq) WHERE event_id = \(event.rawValue)")
+        }
+    }
+
+    private func insertEvent(_ row: EventRow) throws(SQLiteError) {
+        try insertEvent.bind(row.raised.id.rawValue, at: 1)
+        try insertEvent.bind(row.session.rawValue, at: 2)
+        try insertEvent.bind(row.type, at: 3)
+        try insertEvent.bind(JournalCodes.code(kind: row.raised.kind), at: 4)
+        try insertEvent.bind(row.raised.origin.rawValue, at: 5)
+        try insertEvent.bind(JournalCodes.code(row.raised.mode), at: 6)
+        try insertEvent.bind(row.raised.cause?.rawValue, at: 7)
+        try insertEvent.bind(row.raised.transformedFrom?.rawValue, at: 8)
+        try insertEvent.bind(Self.payloadJSON(row.raised.payload), at: 9)
+        try insertEvent.bind(row.finishedSeq, at: 10)
+        try insertEvent.bind(row.status.map(JournalCodes.code), at: 11)
+        let site = row.status?.site
+        try insertEvent.bind(try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }, at: 12)
+        try insertEvent.bind(site?.node.rawValue, at: 13)
+        try insertEvent.bind(site.map { JournalCodes.code($0.phase) }, at: 14)
+        if case .failed(let failure)? = row.status {
+            try insertEvent.bind(failure.message, at: 15)
+        } else {
+            try insertEvent.bind(nil as String?, at: 15)
+        }
+        try insertEvent.bind(row.unattendedSeq, at: 16)
+        try insertEvent.run()
+    }
+
+    /// Events whose end has not come in this transaction (cannot happen for whole raises;
+    /// kept so that nothing is ever silently left out).
+    private func insertUnfinishedEvents() throws(SQLiteError) {
+        for row in model.openEvents.values.sorted(by: { $0.raised.id < $1.raised.id }) {
+            try insertEvent(row)
+        }
+        model.openEvents = [:]
+    }
+
+    private func flushCalls() throws(SQLiteError) {
+        let columns = Self.callColumns
+        let full = Self.callsPerStatement * columns
+        var start = 0
+        while callValues.count - start >= full {
+            for offset in 0..<full {
+                try insertCalls.bind(callValues[start + offset], at: Int32(offset + 1))
+            }
+            try insertCalls.run()
+            start += full
+        }
+        while start < callValues.count {
+            for offset in 0..<columns {
+                try insertCall.bind(callValues[start + offset], at: Int32(offset + 1))
+            }
+            try insertCall.run()
+            start += columns
+        }
+        callValues.removeAll(keepingCapacity: true)
+    }
+
+    private func note(_ trouble: TroubleNote) throws(SQLiteError) {
+        try insertTrouble.bind(sequence.advance(), at: 1)
+        try insertTrouble.bind(trouble.session?.rawValue, at: 2)
+        try insertTrouble.bind(Date().timeIntervalSince1970, at: 3)
+        try insertTrouble.bind(trouble.kind, at: 4)
+        try insertTrouble.bind(trouble.message, at: 5)
+        try insertTrouble.bind(trouble.records, at: 6)
+        try insertTrouble.run()
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The payload as JSON text: the event encoded, or the error's description as a JSON
+    /// string. An event that fails to encode is stored as a JSON object saying why.
+    static func payloadJSON(_ payload: RaisedEvent.Payload) -> String {
+        switch payload {
+        case .event(let event):
+            do {
+                return String(decoding: try encoder.encode(event), as: UTF8.self)
+            } catch {
+                return jsonString(["unencodable": "\(error)"])
+            }
+        case .error(let error):
+            return jsonString(String(describing: error))
+        }
+    }
+
+    private static func jsonString<T: Encodable>(_ value: T) -> String {
+        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
+
+/// An event row kept until its raise ends (always within the same batch).
+struct EventRow {
+    let raised: RaisedEvent
+    let session: SessionID
+    let type: Int
+    var finishedSeq: Int?
+    var status: RaiseStatus?
+    var unattendedSeq: Int?
+}

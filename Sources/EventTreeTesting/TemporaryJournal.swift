@@ -1,0 +1,38 @@
+import EventTree
+import EventTreeJournal
+import Foundation
+
+/// Runs `body` with a fresh, empty directory that is removed afterwards, whatever happens.
+///
+/// - Parameter body: Receives the directory's path.
+/// - Returns: What `body` returns.
+public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("eventtree-\(UUID().uuidString)", isDirectory: true)
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory.path)
+}
+
+/// Runs `body` with a new journal in a temporary directory, closed and removed afterwards.
+///
+/// ```swift
+/// try await withTemporaryJournal { journal in
+///     let bus = EventBus(recorder: journal)
+///     …
+///     try journal.flush()
+/// }
+/// ```
+/// - Parameters:
+///   - options: The journal's options.
+///   - body: Receives the open journal (its file is at `journal.path`).
+/// - Returns: What `body` returns.
+public func withTemporaryJournal<T>(
+    options: JournalOptions = JournalOptions(), _ body: (Journal) async throws -> T
+) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        let journal = try Journal(path: directory + "/test.eventtree", options: options)
+        defer { try? journal.close() }
+        return try await body(journal)
+    }
+}
