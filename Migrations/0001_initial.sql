@@ -99,7 +99,8 @@ CREATE TABLE j_events (
     stop_node_id     INTEGER,
     stop_phase       INTEGER,
     message          TEXT,                    -- the first failure's error
-    unattended_seq   INTEGER                  -- seq of its dead-letter or unhandled-error report
+    unattended_seq   INTEGER,                 -- seq of its dead-letter or unhandled-error report
+    lost_calls       INTEGER NOT NULL DEFAULT 0 -- handler calls its transform chain lost to released nodes
 );
 
 -- One row per handler call, packed: the event is seq - event_back, kind is phase * 8 + outcome
@@ -199,8 +200,7 @@ SELECT e.event_id AS event_id,
        e.payload AS payload,
        CASE
          WHEN e.result IS NULL THEN 'lost'
-         WHEN e.result IN (0, 3, 4)
-              AND EXISTS (SELECT 1 FROM j_undelivered u WHERE u.event_id = e.event_id AND u.lost_calls > 0) THEN 'lost'
+         WHEN e.result IN (0, 3, 4) AND e.lost_calls > 0 THEN 'lost'
          ELSE CASE e.result WHEN 0 THEN 'delivered' WHEN 1 THEN 'consumed' WHEN 2 THEN 'answered'
            WHEN 3 THEN 'unanswered' WHEN 4 THEN 'unhandled' ELSE 'failed' END
        END AS result,

@@ -51,10 +51,7 @@ public final class Journal: Recorder {
             // "The WAL journaling mode is persistent": set once, it stays with the file.
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute(options.durability == .durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-            if let maximumSize = options.maximumSize {
-                let pageSize = try db.integer("PRAGMA page_size") ?? 4096
-                try db.execute("PRAGMA max_page_count = \(max(1, maximumSize / pageSize))")
-            }
+            if let maximumSize = options.maximumSize { try RowWriter.limitSize(of: db, to: maximumSize) }
         } catch {
             throw Migrator.classify(error, path: resolved)
         }
@@ -96,6 +93,12 @@ public final class Journal: Recorder {
     public func close() throws(JournalError) {
         try writer.close()
         JournalRegistry.shared.remove(writer)
+    }
+
+    /// Changes the size limit (see ``JournalOptions/maximumSize``); `nil` lifts it. A
+    /// journal failing because it was full retries at once.
+    public func setMaximumSize(_ bytes: Int?) {
+        writer.setMaximumSize(bytes)
     }
 
     /// Whether writes currently succeed.

@@ -33,6 +33,8 @@ final class JournalWriter: @unchecked Sendable {
     private var isStopping = false
     private var isStopped = false
     private var droppedAfterClose = 0
+    /// A new size limit for the writer thread to apply before its next write.
+    private var requestedMaximumSize: Int??
 
     init(rows: RowWriter, options: JournalOptions, path: String, sequence: SequenceCounter) {
         self.rows = rows
@@ -123,6 +125,14 @@ final class JournalWriter: @unchecked Sendable {
         if leftover > 0, let error { throw error.asWriteFailure(path: path, pending: leftover) }
     }
 
+    /// Changes the journal's size limit before the next write (and retries at once).
+    func setMaximumSize(_ bytes: Int?) {
+        lock.withLock {
+            requestedMaximumSize = .some(bytes)
+            wake.signal()
+        }
+    }
+
     /// The writer's current state.
     var status: JournalStatus {
         lock.withLock { lastError.map(JournalStatus.failing) ?? .healthy }
@@ -154,6 +164,8 @@ final class JournalWriter: @unchecked Sendable {
                 count += pending[taken].records.count
                 taken += 1
             }
+            let sizeChange = requestedMaximumSize
+            requestedMaximumSize = nil
             let batches = Array(pending[..<taken])
             let droppedNow = drops
             drops = [:]
@@ -172,6 +184,7 @@ final class JournalWriter: @unchecked Sendable {
 
             var failure: SQLiteError?
             do {
+                if let sizeChange { try rows?.setMaximumSize(sizeChange) }
                 try rows?.write(batches, drops: droppedNow, trouble: trouble)
             } catch {
                 failure = error

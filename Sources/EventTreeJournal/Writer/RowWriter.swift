@@ -59,8 +59,9 @@ final class RowWriter {
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
         insertEvent = try db.prepare("""
             INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from,
-                payload, finished_seq, result, stop_handler_no, stop_node_id, stop_phase, message, unattended_seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                payload, finished_seq, result, stop_handler_no, stop_node_id, stop_phase, message, unattended_seq,
+                lost_calls)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertCall = try db.prepare("INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES \(callRow)")
         insertCalls = try db.prepare(
@@ -74,6 +75,16 @@ final class RowWriter {
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = max(next_seq, ?) WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
+    }
+
+    /// Sets `PRAGMA max_page_count` for a size limit in bytes (`nil`: SQLite's maximum).
+    func setMaximumSize(_ bytes: Int?) throws(SQLiteError) {
+        try Self.limitSize(of: db, to: bytes)
+    }
+
+    static func limitSize(of db: borrowing Connection, to bytes: Int?) throws(SQLiteError) {
+        let pageSize = try db.integer("PRAGMA page_size") ?? 4096
+        try db.execute("PRAGMA max_page_count = \(bytes.map { max(1, $0 / pageSize) } ?? 4_294_967_294)")
     }
 
     /// Writes `batches`, the drop counts and the trouble notes in one transaction. On
@@ -152,6 +163,12 @@ final class RowWriter {
             try markUnattended(event, seq: seq)
         case let .stepUndelivered(event, node, phase, lostCalls):
             count.steps += 1
+            // The loss counts for the whole transform chain, which shares one status.
+            var link: EventID? = event
+            while let id = link, model.openEvents[id] != nil {
+                model.openEvents[id]!.lostCalls += lostCalls
+                link = model.openEvents[id]!.raised.transformedFrom
+            }
             try insertUndelivered.bind(seq, at: 1)
             try insertUndelivered.bind(event.rawValue, at: 2)
             try insertUndelivered.bind(node.rawValue, at: 3)
@@ -307,6 +324,7 @@ final class RowWriter {
             try insertEvent.bind(nil as String?, at: 15)
         }
         try insertEvent.bind(row.unattendedSeq, at: 16)
+        try insertEvent.bind(row.lostCalls, at: 17)
         try insertEvent.run()
     }
 
@@ -384,4 +402,5 @@ struct EventRow {
     var finishedSeq: Int?
     var status: RaiseStatus?
     var unattendedSeq: Int?
+    var lostCalls = 0
 }

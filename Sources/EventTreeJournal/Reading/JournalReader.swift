@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CEventTreeSQLite
+import Foundation
+
+/// A read-only connection to a journal, which it treats as untrusted input.
+///
+/// Opening resolves the path before SQLite sees it, refuses anything that is not a
+/// non-empty regular file, opens with `SQLITE_OPEN_READONLY` and SQLite's defensive
+/// settings, and checks the application id and the schema version. It never writes,
+/// migrates or checkpoints, and it never creates files next to a closed journal. A journal
+/// being written by another process stays readable.
+public final class JournalReader {
+    /// The journal's resolved path.
+    public let path: String
+    /// The journal's schema version.
+    public let schemaVersion: Int
+    let db: Connection
+
+    /// Opens `path` for reading.
+    ///
+    /// - Throws: ``JournalError`` for a missing, non-regular, empty, `file:`-prefixed,
+    ///   non-SQLite, non-journal, truncated or newer journal.
+    public init(path: String) throws(JournalError) {
+        let resolved = try JournalFile.resolve(path, forWriting: false)
+        self.path = resolved
+        let wal = resolved + "-wal"
+        let hasWAL = FileManager.default.fileExists(atPath: wal)
+        let hasSHM = FileManager.default.fileExists(atPath: resolved + "-shm")
+        let directory = (resolved as NSString).deletingLastPathComponent
+        if hasWAL && !hasSHM && access(directory, W_OK) != 0 {
+            // SQLite would need to create the -shm index to read the -wal frames; in a
+            // read-only directory it cannot, and committed frames could go unseen.
+            throw .corrupt(path: resolved, detail: "it has a -wal file but no -shm file and its directory is read-only, so committed records could not be read; copy the journal with its -wal file to a writable directory")
+        }
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (hasWAL ? 0 : SQLITE_OPEN_URI)
+        // Without a -wal file no writer is active: open it immutable, so that SQLite
+        // creates no -shm or -wal file beside it.
+        let name = hasWAL ? resolved : "file:" + Self.uriEncoded(resolved) + "?immutable=1"
+        let db: Connection
+        do {
+            db = try Self.openDefensively(name, flags: flags)
+        } catch {
+            throw Migrator.classify(error, path: resolved)
+        }
+        let identity = try Migrator.identify(db, path: resolved)
+        try Migrator.validate(identity, path: resolved, allowEmpty: false)
+        if !hasWAL { try Self.checkNotTruncated(db, path: resolved) }
+        schemaVersion = identity.version
+        self.db = db
+    }
+
+    private static func openDefensively(_ name: String, flags: Int32) throws(SQLiteError) -> Connection {
+        let db = try Connection(path: name, flags: flags)
+        eventtree_sqlite_enable_defensive(db.handle)
+        eventtree_sqlite_disable_trusted_schema(db.handle)
+        try db.execute("PRAGMA query_only = 1")
+        return db
+    }
+
+    /// A database whose header promises more pages than the file holds was cut short.
+    private static func checkNotTruncated(_ db: borrowing Connection, path: String) throws(JournalError) {
+        do {
+            let pages = try db.integer("PRAGMA page_count") ?? 0
+            let pageSize = try db.integer("PRAGMA page_size") ?? 4096
+            var info = stat()
+            if stat(path, &info) == 0, Int(info.st_size) < pages * pageSize {
+                throw JournalError.corrupt(
+                    path: path, detail: "the file holds \(info.st_size) bytes but its header promises \(pages * pageSize)")
+            }
+        } catch let error as JournalError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Migrator.classify(error, path: path)
+        } catch {
+            throw .corrupt(path: path, detail: "\(error)")
+        }
+    }
+
+    private static func uriEncoded(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
+
+    /// Runs a query with bound arguments and calls `body` for each row, streaming.
+    ///
+    /// - Parameters:
+    ///   - sql: One statement. Arguments are always bound, never spliced into the text.
+    ///   - arguments: The values of its `?` parameters, in order.
+    ///   - body: Reads the row. The row is valid only during the call.
+    /// - Throws: ``JournalError`` when the statement fails (a damaged journal says so),
+    ///   or what `body` throws.
+    public func forEachRow(
+        _ sql: String, _ arguments: [JournalValue] = [], _ body: (JournalRow) throws -> Void
+    ) throws {
+        do {
+            let statement = try db.prepare(sql)
+            for (index, argument) in arguments.enumerated() {
+                let position = Int32(index + 1)
+                switch argument {
+                case .integer(let value): try statement.bind(value, at: position)
+                case .real(let value): try statement.bind(value, at: position)
+                case .text(let value): try statement.bind(value, at: position)
+                case .null: try statement.bind(nil as String?, at: position)
+                }
+            }
+            while try statement.step() {
+                try body(JournalRow(statement: statement.handle))
+            }
+        } catch let error as SQLiteError {
+            throw Migrator.classify(error, path: path)
+        }
+    }
+
+    /// Runs a query and returns its rows as values (for small results).
+    public func rows(_ sql: String, _ arguments: [JournalValue] = []) throws -> [[JournalValue]] {
+        var rows: [[JournalValue]] = []
+        try forEachRow(sql, arguments) { row in rows.append(row.values) }
+        return rows
+    }
+}
+
+/// A value bound to, or read from, SQL.
+public enum JournalValue: Sendable, Hashable, CustomStringConvertible {
+    /// An integer.
+    case integer(Int)
+    /// A real number.
+    case real(Double)
+    /// Text.
+    case text(String)
+    /// NULL.
+    case null
+
+    /// The integer, if this is one.
+    public var int: Int? { if case .integer(let value) = self { value } else { nil } }
+    /// The text, if this is text.
+    public var string: String? { if case .text(let value) = self { value } else { nil } }
+
+    /// The value as the `sqlite3` shell prints it (NULL as the empty string).
+    public var description: String {
+        switch self {
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): value
+        case .null: ""
+        }
+    }
+}
+
+/// One result row of ``JournalReader/forEachRow(_:_:_:)``, valid during the callback.
+public struct JournalRow {
+    let statement: OpaquePointer
+
+    /// The number of columns.
+    public var count: Int { Int(sqlite3_column_count(statement)) }
+
+    /// The name of column `index` (0-based).
+    public func name(_ index: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(index))) }
+
+    /// The integer in column `index` (0 for NULL).
+    public func int(_ index: Int) -> Int { Int(sqlite3_column_int64(statement, Int32(index))) }
+
+    /// The integer in column `index`, or `nil` for NULL.
+    public func optionalInt(_ index: Int) -> Int? { isNull(index) ? nil : int(index) }
+
+    /// The text in column `index`, or `nil` for NULL.
+    public func text(_ index: Int) -> String? {
+        sqlite3_column_text(statement, Int32(index)).map { String(cString: $0) }
+    }
+
+    /// Whether column `index` is NULL.
+    public func isNull(_ index: Int) -> Bool { sqlite3_column_type(statement, Int32(index)) == SQLITE_NULL }
+
+    /// The value in column `index`.
+    public func value(_ index: Int) -> JournalValue {
+        switch sqlite3_column_type(statement, Int32(index)) {
+        case SQLITE_INTEGER: .integer(int(index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(statement, Int32(index)))
+        case SQLITE_NULL: .null
+        default: .text(text(index) ?? "")
+        }
+    }
+
+    /// Every column's value.
+    public var values: [JournalValue] { (0..<count).map(value) }
+}

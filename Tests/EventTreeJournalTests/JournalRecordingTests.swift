@@ -1,0 +1,96 @@
+import EventTree
+import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+@Suite struct JournalRecordingTests {
+    /// A session touching every kind of fact.
+    static func script(_ journal: Journal) throws {
+        let bus = EventBus(recorder: journal, appVersion: "1.2.3", process: "script")
+        let app = EventNode("app", bus: bus)
+        let a = EventNode("a", parent: app)
+        let b = Owner(EventNode("b", parent: app))
+        app.on(Ping.self, label: "root") { _, _ in .handled }
+        a.on(Ping.self, label: "stopper") { _, _ in .consumed }
+        a.on(Pong.self, label: "to-ping") { _, _ in .transformed(Ping(n: 2)) }
+        app.on(UserName.self, label: "answer") { _, _ in .answered("ada") }
+        b.node!.on(Ping.self, phases: .propagate, label: "b-listener") { _, _ in throw Boom() }
+        app.onError(label: "catch") { _, _ in .handled }
+        a.raise(Ping())                              // consumed at a
+        _ = a.request(UserName())                    // answered at app
+        app.raise(Pong(), mode: .descend)            // a transforms Pong into Ping; a consumes it
+        app.raise(Ping(n: 3), mode: .descend)        // a consumes; b throws; app catches the error
+        a.rename(to: "alpha")
+        app.on(Pong.self, phases: .target, label: "release-b") { _, _ in
+            b.letGo()
+            return .handled
+        }
+        app.raise(Pong(), mode: .descend)            // b is released during delivery: its step is lost
+        app.raise(NamedEvent("nobody"))              // a dead letter
+        try journal.flush()
+    }
+
+    @Test func everyFactReachesItsViewWithThePathsOfTheMoment() async throws {
+        try await withTemporaryJournal { journal in
+            try Self.script(journal)
+            let calls = try lines(journal.path, """
+                SELECT seq, event_id, event_type, node_path, phase, handler_label, outcome, error, answer
+                FROM delivery_history ORDER BY seq
+                """)
+            #expect(calls == [
+                "17|16|Ping|app/a|target|stopper|consumed||",
+                "21|20|UserName|app|bubble|answer|answered||ada",
+                "25|24|Pong|app/a|propagate|to-ping|transformed||",
+                "27|26|Ping|app/b|propagate|b-listener|failed|boom|",
+                "29|28|Boom|app|bubble|catch|handled||",
+                "34|33|Ping|app|target|root|handled||",
+                "35|33|Ping|app/a|propagate|stopper|consumed||",
+                "43|40|Pong|app|target|release-b|handled||",
+                "44|40|Pong|app/alpha|propagate|to-ping|transformed||",
+                "46|45|Ping|app/b|propagate||undelivered||",
+            ])
+            let events = try lines(journal.path, """
+                SELECT event_id, event_type, kind, mode, origin_path, cause_event_id, transformed_from_event_id,
+                    payload, result
+                FROM event_history ORDER BY event_id
+                """)
+            #expect(events == [
+                "16|Ping|event|bubble|app/a|||{\"n\":1}|consumed",
+                "20|UserName|request|bubble|app/a|||{}|answered",
+                "24|Pong|event|descend|app|||{}|failed",
+                "26|Ping|event|descend|app||24|{\"n\":2}|failed",
+                "28|Boom|error|bubble|app/b|26||\"boom\"|delivered",
+                "33|Ping|event|descend|app|||{\"n\":3}|consumed",
+                "40|Pong|event|descend|app|||{}|lost",
+                "45|Ping|event|descend|app||40|{\"n\":2}|lost",
+                "49|NamedEvent|event|bubble|app|||{\"name\":\"nobody\",\"parameters\":{}}|unhandled",
+            ])
+            let changes = try lines(journal.path, "SELECT seq, change, node_path, parent_path, name FROM tree_changes ORDER BY seq")
+            #expect(changes == [
+                "2|created|app||app",
+                "3|created|a||a",
+                "4|attached|app/a|app|",
+                "5|created|b||b",
+                "6|attached|app/b|app|",
+                "37|renamed|app/alpha||alpha",
+                "42|released|app/b||",
+            ])
+            let handlers = try lines(journal.path, """
+                SELECT handler_id, node_path, event_type, phases, label, added_seq, removed_seq, channel
+                FROM handler_registrations ORDER BY handler_id
+                """)
+            #expect(handlers == [
+                "7|app|Ping|target,bubble,propagate|root|7||events",
+                "8|app/a|Ping|target,bubble,propagate|stopper|8||events",
+                "9|app/a|Pong|target,bubble,propagate|to-ping|9||events",
+                "10|app|UserName|target,bubble,propagate|answer|10||events",
+                "11|app/b|Ping|propagate|b-listener|11|41|events",
+                "12|app||target,bubble,propagate|catch|12||errors",
+                "38|app|Pong|target|release-b|38||events",
+            ])
+            let sessions = try lines(journal.path, "SELECT session_id, process, events, steps, dropped, app_version FROM sessions")
+            #expect(sessions == ["1|script|9|10|0|1.2.3"])
+        }
+    }
+}
