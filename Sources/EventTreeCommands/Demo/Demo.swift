@@ -1,0 +1,65 @@
+import ArgumentParser
+import EventTreeJournal
+import Foundation
+
+/// `eventtree demo`: records the built-in demo session into a journal and lists its events.
+struct Demo: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record the built-in demo app's session into a journal, then list its events.",
+        discussion: "An existing journal at the path is replaced; any other file there is left alone.")
+
+    @Option(name: .long, help: "Where to write the journal.")
+    var journal = "eventtree-demo.eventtree"
+
+    @Option(help: "Output format: table, json, jsonl or csv.")
+    var format: OutputFormat = .table
+
+    mutating func run(on terminal: Terminal) throws {
+        try Self.replaceExistingJournal(at: journal)
+        let recorder = try Journal(path: journal)
+        DemoScenario.run(recording: recorder)
+        try recorder.close()
+
+        let reader = try JournalReader(path: journal)
+        var table = Table(columns: ["event_id", "event_type", "kind", "mode", "origin_path", "result"])
+        try reader.forEachRow(
+            "SELECT event_id, event_type, kind, mode, origin_path, result FROM event_history ORDER BY event_id"
+        ) { row in
+            table.rows.append([
+                .integer(row.int(0)), .init(row.text(1)), .init(row.text(2)), .init(row.text(3)), .init(row.text(4)),
+                .init(row.text(5)),
+            ])
+        }
+        guard format == .table else {
+            terminal.write(table.rendered(as: format))
+            return
+        }
+        terminal.write("Recorded the demo session into \(journal): \(table.rows.count) events.\n\n")
+        terminal.write(table.rendered(as: .table, color: terminal.isColorful))
+        terminal.write("""
+
+            Next, read it back:
+              eventtree sessions \(journal)
+              eventtree replay \(journal)
+              eventtree topology \(journal)
+              sqlite3 \(journal) 'SELECT * FROM delivery_history'
+
+            """)
+    }
+
+    /// Removes a journal (and its -wal, -shm and .lock files) left by an earlier run;
+    /// refuses to touch a file that is not a journal.
+    static func replaceExistingJournal(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            _ = try JournalReader(path: path)
+        } catch .empty {
+            // An empty file holds nothing to lose.
+        } catch {
+            throw CommandFailure(message: "\(path) exists and is not an EventTree journal (\(error)); choose another path with --journal")
+        }
+        for suffix in ["", "-wal", "-shm", ".lock"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/// Rows with named columns: what every command prints, in any ``OutputFormat``.
+public struct Table: Sendable, Equatable {
+    /// One value of a row.
+    public enum Cell: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+        case text(String)
+        case integer(Int)
+        case null
+
+        public init(stringLiteral value: String) { self = .text(value) }
+        public init(integerLiteral value: Int) { self = .integer(value) }
+
+        /// `nil` becomes NULL.
+        public init(_ value: String?) { self = value.map(Cell.text) ?? .null }
+        /// `nil` becomes NULL.
+        public init(_ value: Int?) { self = value.map(Cell.integer) ?? .null }
+
+        /// The cell as a table or CSV shows it (NULL as empty).
+        public var plain: String {
+            switch self {
+            case .text(let text): text
+            case .integer(let value): String(value)
+            case .null: ""
+            }
+        }
+
+        /// The cell as JSON.
+        public var json: String {
+            switch self {
+            case .text(let text): JSON.quoted(text)
+            case .integer(let value): String(value)
+            case .null: "null"
+            }
+        }
+    }
+
+    /// The column names (JSON field names, CSV header).
+    public var columns: [String]
+    /// The rows; each has one cell per column.
+    public var rows: [[Cell]]
+
+    /// Creates a table.
+    public init(columns: [String], rows: [[Cell]] = []) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// The table in `format`, ending with a newline unless it is an empty text table.
+    public func rendered(as format: OutputFormat, color: Bool = false) -> String {
+        switch format {
+        case .table: text(color: color)
+        case .json: "[" + rows.map(object).joined(separator: ",\n ") + "]\n"
+        case .jsonl: rows.map { object($0) + "\n" }.joined()
+        case .csv: ([columns.map(Self.csv)] + rows.map { $0.map { Self.csv($0.plain) } }).map { $0.joined(separator: ",") + "\n" }.joined()
+        }
+    }
+
+    private func object(_ row: [Cell]) -> String {
+        "{" + zip(columns, row).map { JSON.quoted($0) + ":" + $1.json }.joined(separator: ",") + "}"
+    }
+
+    private func text(color: Bool) -> String {
+        let cells = rows.map { $0.map(\.plain) }
+        let widths = columns.indices.map { column in
+            ([columns[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
+        }
+        func line(_ values: [String]) -> String {
+            zip(values, widths).enumerated().map { index, pair in
+                index == values.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        let header = line(columns)
+        var output = (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
+        for row in cells { output += line(row) + "\n" }
+        return output
+    }
+
+    private static func csv(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// The little JSON this tool writes by hand, so that fields keep their order.
+enum JSON {
+    /// `text` as a JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case let c where c.value < 0x20:
+                let hex = String(c.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+}
