@@ -89,17 +89,17 @@ struct Delivery {
     mutating func nextCall() -> Call? {
         while !isStopped {
             if handlerIndex < handlers.count, let core = stepCore {
-                let entry = handlers[handlerIndex]
-                handlerIndex += 1
                 let phase = route[stepIndex].phase
-                guard entry.listens(in: phase, channel: channel, to: value) else { continue }
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
-                    let lost = handlers[(handlerIndex - 1)...].count(where: { $0.expects(phase, channel, value) })
+                    let lost = handlers[handlerIndex...].count(where: { $0.expects(phase, channel, value) })
                     record(.stepUndelivered(current.id, node: core.id, phase: phase, lostCalls: lost))
                     handlers = []
                     continue
                 }
+                let entry = handlers[handlerIndex]
+                handlerIndex += 1
+                guard entry.listens(in: phase, channel: channel, to: value) else { continue }
                 let context = HandlerContext(
                     eventID: current.id, origin: first.origin, nodeID: core.id, phase: phase,
                     cause: current.cause, handler: entry.id, bus: bus, core: core)

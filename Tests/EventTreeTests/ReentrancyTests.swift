@@ -98,7 +98,7 @@ import Testing
             "remove screen on app/screen",
             "release app/screen",
             "call app target close-screen -> handled",
-            "undelivered app/screen propagate",
+            "undelivered app/screen propagate (1 lost)",
             "call leaf propagate leaf -> handled",
             "end Ping delivered",
         ])
@@ -124,6 +124,7 @@ import Testing
             "remove never on app/temp",
             "release app/temp",
             "call app/temp propagate release-self -> handled",
+            "undelivered app/temp propagate (1 lost)",
             "end Ping delivered",
         ])
     }
