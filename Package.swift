@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "EventTree", targets: ["EventTree"]),
         .library(name: "EventTreeJournal", targets: ["EventTreeJournal"]),
+        .library(name: "EventTreeReplay", targets: ["EventTreeReplay"]),
         .library(name: "EventTreeTesting", targets: ["EventTreeTesting"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
@@ -27,11 +28,12 @@ let package = Package(
             name: "EventTreeJournal",
             dependencies: ["EventTree", "CEventTreeSQLite"],
             plugins: ["EmbedMigrations"]),
-        .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal"]),
+        .target(name: "EventTreeReplay", dependencies: ["EventTree", "EventTreeJournal"]),
+        .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"]),
         .target(
             name: "EventTreeCommands",
             dependencies: [
-                "EventTree", "EventTreeJournal",
+                "EventTree", "EventTreeJournal", "EventTreeReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
@@ -39,6 +41,9 @@ let package = Package(
         .testTarget(
             name: "EventTreeJournalTests",
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"]),
+        .testTarget(
+            name: "EventTreeReplayTests",
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeCommandsTests",
             dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeTesting"]),

@@ -100,7 +100,8 @@ CREATE TABLE j_events (
     stop_phase       INTEGER,
     message          TEXT,                    -- the first failure's error
     unattended_seq   INTEGER,                 -- seq of its dead-letter or unhandled-error report
-    lost_calls       INTEGER NOT NULL DEFAULT 0 -- handler calls its transform chain lost to released nodes
+    lost_calls       INTEGER NOT NULL DEFAULT 0, -- handler calls its transform chain lost to released nodes
+    on_failure       INTEGER NOT NULL DEFAULT 0  -- 0: a failing handler lets the event continue; 1: it stops it
 );
 
 -- One row per handler call, packed: the event is seq - event_back, kind is phase * 8 + outcome

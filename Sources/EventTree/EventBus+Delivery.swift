@@ -20,7 +20,7 @@ extension EventBus {
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
             id: id, typeName: typeName, payload: payload, origin: origin.id, mode: mode,
-            cause: explicitCause ?? outer?.eventID, transformedFrom: nil)
+            cause: explicitCause ?? outer?.eventID, transformedFrom: nil, policy: policy)
         log.record(.raised(raised), numbered: id.rawValue)
         let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
         lock.unlock()
@@ -50,7 +50,7 @@ extension EventBus {
             let id = EventID(rawValue: log.takeNumber())
             let raised = RaisedEvent(
                 id: id, typeName: name, payload: payload, origin: old.origin, mode: old.mode,
-                cause: old.cause, transformedFrom: old.id)
+                cause: old.cause, transformedFrom: old.id, policy: old.policy)
             log.record(.raised(raised), numbered: id.rawValue)
             return raised
         }

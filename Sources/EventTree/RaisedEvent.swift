@@ -15,11 +15,13 @@ public final class RaisedEvent: Sendable {
     public let cause: EventID?
     /// The event it was transformed from, if any.
     public let transformedFrom: EventID?
+    /// What a failing handler does to its route.
+    public let policy: FailurePolicy
 
     /// Creates a description.
     public init(
         id: EventID, typeName: String, payload: Payload, origin: NodeID, mode: DeliveryMode,
-        cause: EventID?, transformedFrom: EventID?
+        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue
     ) {
         self.id = id
         self.typeName = typeName
@@ -28,6 +30,7 @@ public final class RaisedEvent: Sendable {
         self.mode = mode
         self.cause = cause
         self.transformedFrom = transformedFrom
+        self.policy = policy
     }
 
     /// What kind of raise this is, as the journal stores it: `event`, `request` or `error`.

@@ -8,7 +8,7 @@ public struct EventTreeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "eventtree",
         abstract: "Read EventTree journals: rebuild the tree, replay delivery, explain lost and consumed events.",
-        subcommands: [Demo.self])
+        subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self])
 
     /// Creates the command (for ArgumentParser).
     public init() {}

@@ -97,22 +97,10 @@ public final class JournalReader {
     public func forEachRow(
         _ sql: String, _ arguments: [JournalValue] = [], _ body: (JournalRow) throws -> Void
     ) throws {
-        do {
-            let statement = try db.prepare(sql)
-            for (index, argument) in arguments.enumerated() {
-                let position = Int32(index + 1)
-                switch argument {
-                case .integer(let value): try statement.bind(value, at: position)
-                case .real(let value): try statement.bind(value, at: position)
-                case .text(let value): try statement.bind(value, at: position)
-                case .null: try statement.bind(nil as String?, at: position)
-                }
-            }
-            while try statement.step() {
-                try body(JournalRow(statement: statement.handle))
-            }
-        } catch let error as SQLiteError {
-            throw Migrator.classify(error, path: path)
+        let rows = try cursor(sql, arguments)
+        while rows.hasRow {
+            try body(rows.row)
+            try rows.advance()
         }
     }
 

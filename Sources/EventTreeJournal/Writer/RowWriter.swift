@@ -60,8 +60,8 @@ final class RowWriter {
         insertEvent = try db.prepare("""
             INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from,
                 payload, finished_seq, result, stop_handler_no, stop_node_id, stop_phase, message, unattended_seq,
-                lost_calls)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                lost_calls, on_failure)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertCall = try db.prepare("INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES \(callRow)")
         insertCalls = try db.prepare(
@@ -192,31 +192,17 @@ final class RowWriter {
             try insertNode.bind(session.rawValue, at: 2)
             try insertNode.bind(name, at: 3)
             try insertNode.run()
-            model.nodes[node] = WriterModel.Node(name: name)
-            try change(seq, node: node, code: 0, parent: nil, position: nil, name: name)
-            try writePaths(below: node, seq: seq)
+            try change(seq, node: node, .created(name: name), parent: nil, position: nil, name: name)
         case let .nodeAttached(node, parent, index):
-            model.link(node, under: parent, at: index)
-            try change(seq, node: node, code: 1, parent: parent, position: index, name: nil)
-            try writePaths(below: node, seq: seq)
+            try change(seq, node: node, .attached(parent: parent, index: index), parent: parent, position: index, name: nil)
         case let .nodeDetached(node, parent):
-            model.unlink(node)
-            try change(seq, node: node, code: 2, parent: parent, position: nil, name: nil)
-            try writePaths(below: node, seq: seq)
+            try change(seq, node: node, .detached, parent: parent, position: nil, name: nil)
         case let .nodeMoved(node, parent, index):
-            model.unlink(node)
-            model.link(node, under: parent, at: index)
-            try change(seq, node: node, code: 3, parent: parent, position: index, name: nil)
-            try writePaths(below: node, seq: seq)
+            try change(seq, node: node, .moved(parent: parent, index: index), parent: parent, position: index, name: nil)
         case let .nodeRenamed(node, name):
-            model.nodes[node]?.name = name
-            try change(seq, node: node, code: 4, parent: nil, position: nil, name: name)
-            try writePaths(below: node, seq: seq)
+            try change(seq, node: node, .renamed(name: name), parent: nil, position: nil, name: name)
         case .nodeReleased(let node):
-            try change(seq, node: node, code: 5, parent: nil, position: nil, name: nil)
-            // Its path stays frozen: no new path rows. It leaves the writer's memory.
-            model.unlink(node)
-            model.nodes[node] = nil
+            try change(seq, node: node, .released, parent: nil, position: nil, name: nil)
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
@@ -243,28 +229,32 @@ final class RowWriter {
         }
     }
 
+    /// Records a tree change, applies it to the writer's tree, and records the new paths
+    /// (a released node's path stays frozen: no new path rows).
     private func change(
-        _ seq: Int, node: NodeID, code: Int, parent: NodeID?, position: Int?, name: String?
+        _ seq: Int, node: NodeID, _ change: JournalTree.Change, parent: NodeID?, position: Int?, name: String?
     ) throws(SQLiteError) {
         try insertChange.bind(seq, at: 1)
         try insertChange.bind(node.rawValue, at: 2)
-        try insertChange.bind(code, at: 3)
+        try insertChange.bind(JournalCodes.changes.firstIndex(of: change.name)!, at: 3)
         try insertChange.bind(parent?.rawValue, at: 4)
         try insertChange.bind(position, at: 5)
         try insertChange.bind(name, at: 6)
         try insertChange.run()
+        model.tree.apply(change, to: node)
+        if change != .released { try writePaths(below: node, seq: seq) }
     }
 
     /// Records the new path of `node` and of every node below it, from `seq` on.
     private func writePaths(below node: NodeID, seq: Int) throws(SQLiteError) {
-        var pending = [(node, model.path(of: node))]
+        var pending = [(node, model.tree.path(of: node))]
         while let (current, path) = pending.popLast() {
             try insertPath.bind(current.rawValue, at: 1)
             try insertPath.bind(seq, at: 2)
             try insertPath.bind(path, at: 3)
             try insertPath.run()
-            for child in model.nodes[current]?.children ?? [] {
-                pending.append((child, path + "/" + (model.nodes[child]?.name ?? "?")))
+            for child in model.tree.nodes[current]?.children ?? [] {
+                pending.append((child, path + "/" + (model.tree.nodes[child]?.name ?? "?")))
             }
         }
     }
@@ -325,6 +315,7 @@ final class RowWriter {
         }
         try insertEvent.bind(row.unattendedSeq, at: 16)
         try insertEvent.bind(row.lostCalls, at: 17)
+        try insertEvent.bind(row.raised.policy == .stop ? 1 : 0, at: 18)
         try insertEvent.run()
     }
 

@@ -1,0 +1,87 @@
+import ArgumentParser
+import EventTree
+import EventTreeReplay
+
+/// `eventtree explain JOURNAL EVENT_ID`: the event's route step by step, and why a node
+/// did or did not get it.
+struct Explain: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain what happened to one event, step by step, and why a node did (not) get it.")
+
+    @OptionGroup var options: JournalArguments
+
+    @Argument(help: "The event's id (event_id in event_history).")
+    var event: Int
+
+    @Option(help: "Explain why the node at this path did or did not get the event.")
+    var node: String?
+
+    @Option(name: .customLong("without-handler"), help: "Replay as if this handler (handler_id) did not exist: who would have received it.")
+    var withoutHandler: Int?
+
+    @Flag(name: .customLong("ignore-consumption"), help: "Replay as if no handler consumed the event.")
+    var ignoreConsumption = false
+
+    mutating func run(on terminal: Terminal) throws {
+        let replayer = try Replayer(journal: options.journal)
+        let explanation = try replayer.explain(
+            event: EventID(rawValue: event), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
+            ignoringConsumption: ignoreConsumption)
+        switch options.format {
+        case .json, .jsonl:
+            terminal.write(FindingEncoding.explanation(explanation).text + "\n")
+        case .csv:
+            terminal.write(steps(explanation).rendered(as: .csv))
+        case .table:
+            terminal.write(text(explanation, color: terminal.isColorful))
+        }
+    }
+
+    private func steps(_ explanation: Explanation) -> Table {
+        Table(
+            columns: ["step", "node_path", "phase", "reach", "calls"],
+            rows: explanation.steps.map { step in
+                [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach),
+                 .text(step.calls.map { "\($0.handler.label) -> \($0.outcome)" }.joined(separator: "; "))]
+            })
+    }
+
+    private func text(_ explanation: Explanation, color: Bool) -> String {
+        let finding = explanation.finding
+        let bold = { (text: String) in color ? "\u{1B}[1m" + text + "\u{1B}[0m" : text }
+        var text = "Event \(finding.event.id.rawValue) \(finding.event.typeName) (\(finding.event.kind), \(finding.event.mode)) raised at \(finding.originPath), session \(finding.event.session.rawValue)\n"
+        if !finding.transforms.isEmpty {
+            text += "Transformed into event\(finding.transforms.count == 1 ? "" : "s") \(finding.transforms.map { String($0.rawValue) }.joined(separator: ", "))\n"
+        }
+        text += bold(finding.summary) + "\n"
+        if let verdict = explanation.node {
+            text += "\n" + bold("\(verdict.nodePath) \(verdict.received ? "got" : "did not get") event \(finding.event.id.rawValue)") + ": " + verdict.summary + "\n"
+        }
+        if let variation = explanation.variation {
+            let receivers = explanation.steps.flatMap { step in step.calls.filter { $0.outcome == "would be called" } }
+            text += "\n" + bold("What if, \(variation)") + ": "
+            text += receivers.isEmpty
+                ? "nobody else would have received it\n"
+                : "it would also have reached " + receivers.map { "\($0.handler.label) at \($0.handler.nodePath) (\($0.handler.phase))" }.joined(separator: ", ") + "\n"
+        }
+        text += "\nRoute:\n"
+        let table = Table(
+            columns: ["step", "node", "phase", "reach", "calls"],
+            rows: explanation.steps.map { step in
+                let calls = step.calls.map { "\($0.handler.label) -> \($0.outcome)" }
+                let skipped = step.reach == "reached" && step.calls.isEmpty
+                    ? (step.skipped.isEmpty ? ["no handler"] : step.skipped.map { "\($0.label): \($0.reason)" })
+                    : []
+                let missed = step.reach == "not reached"
+                    ? finding.missedHandlers.filter { $0.nodePath == step.nodePath && $0.phase == step.phase }
+                        .map { "\($0.label) would have been called" }
+                    : []
+                let lost = step.lost.map { "\($0.label) lost: the node was released" }
+                return [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach),
+                        .text((calls + skipped + missed + lost).joined(separator: "; "))]
+            })
+        text += table.rendered(as: .table).split(separator: "\n", omittingEmptySubsequences: true)
+            .map { "  " + $0 + "\n" }.joined()
+        return text
+    }
+}

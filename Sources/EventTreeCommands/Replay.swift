@@ -1,0 +1,98 @@
+import ArgumentParser
+import EventTree
+import EventTreeReplay
+
+/// `eventtree replay JOURNAL`: replays every event and reports them grouped by verdict.
+struct Replay: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay delivery and classify every event: delivered, consumed, unhandled, lost, diverged, failed.",
+        discussion: "Exits 1 when --fail-on names a class that has findings (for CI), 2 on bad input.")
+
+    @OptionGroup var options: JournalArguments
+
+    @Option(help: "Replay only this session (default: every session).")
+    var session: Int?
+
+    @Option(help: "Replay only events raised at or before this seq.")
+    var until: Int?
+
+    @Option(help: "Report only these classes, comma-separated (delivered,consumed,unhandled,lost,diverged,failed).")
+    var only: ClassificationList?
+
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when any event falls in these classes, comma-separated.")
+    var failOn: ClassificationList?
+
+    mutating func run(on terminal: Terminal) throws {
+        let replayer = try Replayer(journal: options.journal)
+        var findings: [ReplayFinding] = []
+        var counts: [Classification: Int] = [:]
+        var failing = 0
+        let progress: ((Int) -> Void)? = terminal.showsProgress ? { seq in terminal.writeError("\rreplaying… seq \(seq)") } : nil
+        try replayer.replay(session: session.map(SessionID.init), until: until, progress: progress) { finding in
+            counts[finding.classification, default: 0] += 1
+            if failOn?.classes.contains(finding.classification) == true { failing += 1 }
+            if only?.classes.contains(finding.classification) ?? true { findings.append(finding) }
+        }
+        if progress != nil { terminal.writeError("\r\u{1B}[K") }
+        switch options.format {
+        case .json, .jsonl:
+            terminal.write(findings.map(FindingEncoding.finding).rendered(as: options.format))
+        case .csv:
+            terminal.write(table(findings).rendered(as: .csv))
+        case .table:
+            terminal.write(report(findings, counts: counts, color: terminal.isColorful))
+        }
+        if failing > 0 {
+            throw CommandFailure(
+                message: "\(failing) event\(failing == 1 ? "" : "s") in \(failOn!.description) (--fail-on)",
+                status: EventTreeCommand.findingsStatus)
+        }
+    }
+
+    private func table(_ findings: [ReplayFinding]) -> Table {
+        Table(
+            columns: ["event_id", "session_id", "event_type", "origin_path", "classification", "result", "summary"],
+            rows: findings.map { finding in
+                [.integer(finding.event.id.rawValue), .integer(finding.event.session.rawValue), .text(finding.event.typeName),
+                 .text(finding.originPath), .text(finding.classification.rawValue), .init(finding.event.result),
+                 .text(finding.summary)]
+            })
+    }
+
+    private func report(_ findings: [ReplayFinding], counts: [Classification: Int], color: Bool) -> String {
+        var text = ""
+        for classification in Classification.allCases.sorted() {
+            let group = findings.filter { $0.classification == classification }
+            guard !group.isEmpty else { continue }
+            text += (color ? "\u{1B}[1m" : "") + "\(classification) (\(group.count))" + (color ? "\u{1B}[0m" : "") + "\n"
+            let rows = Table(
+                columns: ["event", "type", "origin", "what happened"],
+                rows: group.map { [.integer($0.event.id.rawValue), .text($0.event.typeName), .text($0.originPath), .text($0.summary)] })
+            text += rows.rendered(as: .table).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
+            text += "\n"
+        }
+        let total = counts.values.reduce(0, +)
+        let parts = Classification.allCases.map { "\(counts[$0, default: 0]) \($0)" }
+        text += "\(total) event\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ") + "\n"
+        return text
+    }
+}
+
+/// A comma-separated list of classes, as `--only` and `--fail-on` take.
+struct ClassificationList: ExpressibleByArgument, CustomStringConvertible {
+    let classes: Set<Classification>
+    let description: String
+
+    init?(argument: String) {
+        var classes: Set<Classification> = []
+        for name in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let classification = Classification(rawValue: name.trimmingCharacters(in: .whitespaces)) else { return nil }
+            classes.insert(classification)
+        }
+        self.classes = classes
+        description = Classification.allCases.filter(classes.contains).map(\.rawValue).joined(separator: ",")
+    }
+
+    static var allValueStrings: [String] { Classification.allCases.map(\.rawValue) }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import EventTreeReplay
+
+/// `eventtree sessions JOURNAL`: one line per session.
+struct Sessions: TerminalCommand {
+    static let configuration = CommandConfiguration(abstract: "List a journal's sessions.")
+
+    @OptionGroup var options: JournalArguments
+
+    mutating func run(on terminal: Terminal) throws {
+        let replayer = try Replayer(journal: options.journal)
+        let table = Table(
+            columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped"],
+            rows: try replayer.sessions().map { session in
+                [.integer(session.id.rawValue), .text(session.startedAt), .init(session.endedAt), .text(session.process),
+                 .integer(session.events), .integer(session.steps), .integer(session.dropped)]
+            })
+        terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import EventTreeJournal
+import Foundation
+
+/// `eventtree tail JOURNAL`: print steps as they are journaled.
+struct Tail: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the delivery history as it is journaled; --follow keeps watching a live journal.")
+
+    @OptionGroup var options: JournalArguments
+
+    @Option(help: "Start after this many of the last rows (default: all).")
+    var last: Int?
+
+    @Flag(help: "Keep printing new rows as the writing process commits them (stop with Ctrl-C).")
+    var follow = false
+
+    @Option(help: "With --follow, stop after this many seconds (for scripts).")
+    var seconds: Double?
+
+    mutating func run(on terminal: Terminal) throws {
+        let reader = try JournalReader(path: options.journal)
+        var after = 0
+        if let last {
+            after = try reader.rows(
+                "SELECT coalesce(min(seq), 0) - 1 FROM (SELECT seq FROM delivery_history ORDER BY seq DESC LIMIT ?)",
+                [.integer(max(last, 0))]).first?.first?.int ?? 0
+        }
+        var printedHeader = false
+        let deadline = seconds.map { Date().addingTimeInterval($0) }
+        repeat {
+            var table = Table(columns: Query.columns)
+            try reader.forEachRow(
+                "SELECT \(Query.columns.joined(separator: ", ")) FROM delivery_history WHERE seq > ? ORDER BY seq",
+                [.integer(after)]
+            ) { row in
+                table.rows.append(Query.cells(row))
+                after = row.int(0)
+            }
+            if !table.rows.isEmpty || !printedHeader {
+                var text = table.rendered(as: options.format, color: terminal.isColorful)
+                if printedHeader, options.format == .table || options.format == .csv {
+                    text = String(text.drop { $0 != "\n" }.dropFirst())
+                }
+                if options.format == .json && follow { text = table.rendered(as: .jsonl) }
+                terminal.write(text)
+                printedHeader = true
+            }
+            if follow { Thread.sleep(forTimeInterval: 0.2) }
+        } while follow && (deadline.map { Date() < $0 } ?? true)
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import EventTree
+import EventTreeReplay
+
+/// `eventtree topology JOURNAL`: the tree at a moment, indented, with handler counts.
+struct Topology: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the tree of a session as it stood at a seq, with its handlers.")
+
+    @OptionGroup var options: JournalArguments
+
+    @Option(help: "The session (default: the last one).")
+    var session: Int?
+
+    @Option(help: "Show the tree as it stood at this seq (default: the session's last change).")
+    var at: Int?
+
+    mutating func run(on terminal: Terminal) throws {
+        let replayer = try Replayer(journal: options.journal)
+        let snapshot = try replayer.topology(session: session.map(SessionID.init), at: at)
+        guard options.format == .table else {
+            let table = Table(
+                columns: ["node_id", "path", "name", "depth", "handlers"],
+                rows: snapshot.nodes.map { node in
+                    [.integer(node.id.rawValue), .text(node.path), .text(node.name), .integer(node.depth),
+                     .integer(node.handlers.count)]
+                })
+            terminal.write(table.rendered(as: options.format))
+            return
+        }
+        var text = "session \(snapshot.session.rawValue) at seq \(snapshot.seq)\n"
+        for node in snapshot.nodes {
+            let handlers = node.handlers.isEmpty
+                ? "" : "  [\(node.handlers.count) handler\(node.handlers.count == 1 ? "" : "s"): \(node.handlers.joined(separator: ", "))]"
+            text += String(repeating: "  ", count: node.depth) + node.name + handlers + "\n"
+        }
+        terminal.write(text)
+    }
+}

@@ -1,0 +1,113 @@
+import EventTree
+
+/// A tree rebuilt from tree changes: what the journal's writer keeps to compute paths, and
+/// what replay keeps to recompute routes. A value, so that copying it keeps the tree as it
+/// stood (copy-on-write makes the copy cheap until the tree changes).
+public struct JournalTree: Sendable {
+    /// One node of the tree.
+    public struct Node: Sendable {
+        /// Its name now.
+        public var name: String
+        /// Its parent, or `nil` for a root.
+        public var parent: NodeID?
+        /// Its children in attach order.
+        public var children: [NodeID] = []
+    }
+
+    /// One change to the tree, as the `tree_changes` view names them.
+    public enum Change: Sendable, Equatable {
+        /// A node was created, as a root.
+        case created(name: String)
+        /// A root was attached under `parent` at `index`.
+        case attached(parent: NodeID, index: Int)
+        /// The node left its parent.
+        case detached
+        /// The node moved under `parent` at `index`.
+        case moved(parent: NodeID, index: Int)
+        /// The node was renamed.
+        case renamed(name: String)
+        /// The node was released: it leaves the tree (its children were detached first).
+        case released
+
+        /// The `tree_changes.change` name.
+        public var name: String {
+            switch self {
+            case .created: "created"
+            case .attached: "attached"
+            case .detached: "detached"
+            case .moved: "moved"
+            case .renamed: "renamed"
+            case .released: "released"
+            }
+        }
+    }
+
+    /// The nodes in the tree now.
+    public private(set) var nodes: [NodeID: Node] = [:]
+    /// The last path of each released node.
+    public private(set) var releasedPaths: [NodeID: String] = [:]
+
+    /// An empty tree.
+    public init() {}
+
+    /// Applies one change to `node`.
+    public mutating func apply(_ change: Change, to node: NodeID) {
+        switch change {
+        case .created(let name):
+            nodes[node] = Node(name: name)
+        case let .attached(parent, index), let .moved(parent, index):
+            unlink(node)
+            nodes[node]?.parent = parent
+            if nodes[parent] != nil {
+                let position = min(max(index, 0), nodes[parent]!.children.count)
+                nodes[parent]!.children.insert(node, at: position)
+            }
+        case .detached:
+            unlink(node)
+        case .renamed(let name):
+            nodes[node]?.name = name
+        case .released:
+            releasedPaths[node] = path(of: node)
+            unlink(node)
+            for child in nodes[node]?.children ?? [] { nodes[child]?.parent = nil }
+            nodes[node] = nil
+        }
+    }
+
+    private mutating func unlink(_ node: NodeID) {
+        guard let parent = nodes[node]?.parent else { return }
+        nodes[parent]?.children.removeAll { $0 == node }
+        nodes[node]?.parent = nil
+    }
+
+    /// The names from the root to `node`, joined by `/` (a released node's last path).
+    public func path(of node: NodeID) -> String {
+        if nodes[node] == nil, let path = releasedPaths[node] { return path }
+        var names: [String] = []
+        var current: NodeID? = node
+        while let id = current, let entry = nodes[id] {
+            names.append(entry.name)
+            current = entry.parent
+        }
+        return names.reversed().joined(separator: "/")
+    }
+
+    /// The node whose path is `path`, if one is in the tree.
+    public func node(atPath path: String) -> NodeID? {
+        nodes.keys.sorted().first { self.path(of: $0) == path }
+    }
+
+    /// The roots, in creation order.
+    public var roots: [NodeID] { nodes.filter { $0.value.parent == nil }.keys.sorted() }
+
+    /// The node and every node below it, depth-first, pre-order.
+    public func subtree(of node: NodeID) -> [NodeID] {
+        var result: [NodeID] = []
+        var pending = [node]
+        while let current = pending.popLast() {
+            result.append(current)
+            pending.append(contentsOf: (nodes[current]?.children ?? []).reversed())
+        }
+        return result
+    }
+}

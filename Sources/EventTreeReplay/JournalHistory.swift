@@ -1,0 +1,81 @@
+import EventTree
+import EventTreeJournal
+
+/// What replay keeps in memory about a journal: sessions, handler registrations, which
+/// handlers match which types, type names. Steps and events are streamed, never held.
+struct JournalHistory {
+    let reader: JournalReader
+    private(set) var handlersByNumber: [Int: HandlerRecord] = [:]
+    private(set) var handlersByNode: [NodeID: [HandlerRecord]] = [:]
+    private(set) var handlersByID: [HandlerID: HandlerRecord] = [:]
+    private var matches: Set<Pair> = []
+    private(set) var typeNames: [Int: String] = [:]
+
+    private struct Pair: Hashable {
+        let handler: Int
+        let type: Int
+    }
+
+    init(reader: JournalReader) throws {
+        self.reader = reader
+        try reader.forEachRow("SELECT type_id, name FROM j_types") { row in
+            typeNames[row.int(0)] = row.text(1) ?? "?"
+        }
+        try reader.forEachRow("""
+            SELECT handler_no, handler_id, node_id, type_id, channel, phases, label, file, line, removed_seq
+            FROM j_handlers ORDER BY handler_id
+            """) { row in
+            let record = HandlerRecord(
+                id: HandlerID(rawValue: row.int(1)), number: row.int(0), node: NodeID(rawValue: row.int(2)),
+                eventType: row.optionalInt(3).flatMap { typeNames[$0] }, typeID: row.optionalInt(3),
+                channel: row.int(4) == 0 ? .events : .errors, phases: Phases(rawValue: row.int(5)),
+                label: row.text(6) ?? "?", fileID: row.text(7) ?? "?", line: row.int(8),
+                removedSeq: row.optionalInt(9))
+            handlersByNumber[record.number] = record
+            handlersByID[record.id] = record
+            handlersByNode[record.node, default: []].append(record)
+        }
+        try reader.forEachRow("SELECT handler_no, type_id FROM j_matches") { row in
+            matches.insert(Pair(handler: row.int(0), type: row.int(1)))
+        }
+    }
+
+    /// Whether `handler` hears events of `type` on `channel`, as the journal recorded it.
+    func matches(_ handler: HandlerRecord, type: Int, channel: HandlerRegistration.Channel) -> Bool {
+        guard handler.channel == channel else { return false }
+        guard handler.typeID != nil else { return true }
+        return matches.contains(Pair(handler: handler.number, type: type))
+    }
+
+    /// The handlers of `node` in registration order.
+    func handlers(on node: NodeID) -> [HandlerRecord] { handlersByNode[node] ?? [] }
+
+    static let eventColumns = """
+        event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from, payload, finished_seq,
+        result, stop_handler_no, stop_node_id, stop_phase, message, lost_calls, on_failure
+        """
+
+    /// Reads an event row selected with ``eventColumns``.
+    func event(from row: JournalRow) -> EventRecord {
+        EventRecord(
+            id: EventID(rawValue: row.int(0)), session: SessionID(rawValue: row.int(1)),
+            typeName: typeNames[row.int(2)] ?? "?", typeID: row.int(2),
+            kind: ["event", "request", "error"][min(max(row.int(3), 0), 2)],
+            origin: NodeID(rawValue: row.int(4)), mode: JournalCodes.mode(row.int(5)) ?? .bubble,
+            cause: row.optionalInt(6).map(EventID.init), transformedFrom: row.optionalInt(7).map(EventID.init),
+            payload: row.text(8), finishedSeq: row.optionalInt(9),
+            result: row.optionalInt(10).map { JournalCodes.results[min(max($0, 0), JournalCodes.results.count - 1)] },
+            stopHandlerNumber: row.optionalInt(11), stopNode: row.optionalInt(12).map(NodeID.init),
+            stopPhase: row.optionalInt(13).flatMap(Phase.init(rawValue:)), message: row.text(14),
+            lostCalls: row.int(15), policy: row.int(16) == 1 ? .stop : .continue)
+    }
+
+    /// Decodes a `j_calls.kind` and a `j_undelivered` row into a recorded step.
+    func call(seq: Int, eventBack: Int, handlerNumber: Int, kind: Int) -> RecordedStep {
+        RecordedStep(
+            seq: seq, event: EventID(rawValue: seq - eventBack),
+            node: handlersByNumber[handlerNumber]?.node ?? NodeID(rawValue: 0),
+            phase: Phase(rawValue: kind >> 3) ?? .target,
+            kind: .call(handlerNumber: handlerNumber, outcome: JournalCodes.outcome(kind & 7) ?? .failed))
+    }
+}

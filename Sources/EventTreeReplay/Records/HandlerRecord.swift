@@ -1,0 +1,34 @@
+import EventTree
+
+/// A handler registration as the journal recorded it.
+public struct HandlerRecord: Sendable, Hashable {
+    /// The handler's id (the seq of its registration).
+    public let id: HandlerID
+    /// The journal's small number for it.
+    let number: Int
+    /// The node it is registered on.
+    public let node: NodeID
+    /// The type name it was registered for; `nil` for every type of its channel.
+    public let eventType: String?
+    let typeID: Int?
+    /// Ordinary events or errors.
+    public let channel: HandlerRegistration.Channel
+    /// The phases it listens in.
+    public let phases: Phases
+    /// Its label.
+    public let label: String
+    /// `#fileID` of the registration.
+    public let fileID: String
+    /// `#line` of the registration.
+    public let line: Int
+    /// When it was removed (by its token or with its node), if it was.
+    public let removedSeq: Int?
+
+    /// `file:line`.
+    public var location: String { "\(fileID):\(line)" }
+
+    /// Whether it was registered at `seq` (added before, not removed yet).
+    func isRegistered(at seq: Int) -> Bool {
+        id.rawValue < seq && (removedSeq.map { $0 > seq } ?? true)
+    }
+}

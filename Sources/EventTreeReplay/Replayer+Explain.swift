@@ -1,0 +1,252 @@
+import EventTree
+import EventTreeJournal
+
+extension Replayer {
+    /// Explains event `id`: its verdict, every step of its route, and, when `nodePath` is
+    /// given, why that node did or did not get it. With `withoutHandler` (or
+    /// `ignoringConsumption`), replays it as it would have gone and shows who would have
+    /// received it.
+    ///
+    /// - Throws: ``ReplayError`` for an unknown event, node or handler.
+    public func explain(
+        event id: EventID, node nodePath: String? = nil, withoutHandler disabled: HandlerID? = nil,
+        ignoringConsumption: Bool = false
+    ) throws -> Explanation {
+        if let disabled, history.handlersByID[disabled] == nil { throw ReplayError.unknownHandler(disabled) }
+        let (chain, steps, tree) = try load(id)
+        let variation = ChainSimulator.Variation(disabledHandler: disabled, ignoresConsumption: ignoringConsumption)
+        let (run, route) = simulate(chain, steps: steps, tree: tree, variation: variation)
+        let finding = self.finding(for: chain, steps: steps, tree: tree)
+        let reports = run.visits.map { visit in
+            Explanation.StepReport(
+                number: visit.index + 1, nodePath: tree.path(of: visit.step.node), phase: visit.step.phase,
+                reach: Self.reachName(visit.reach),
+                calls: visit.calls.map { call in
+                    Explanation.CallReport(
+                        handler: StepHandler(
+                            handler: call.handler.id, label: call.handler.label, location: call.handler.location,
+                            nodePath: tree.path(of: visit.step.node), phase: visit.step.phase),
+                        outcome: call.outcome.map(\.rawValue) ?? "would be called")
+                },
+                skipped: visit.skipped.map { Explanation.SkippedHandler(label: $0.0.label, location: $0.0.location, reason: $0.1) },
+                lost: visit.lost.map { handler in
+                    StepHandler(
+                        handler: handler.id, label: handler.label, location: handler.location,
+                        nodePath: tree.path(of: visit.step.node), phase: visit.step.phase)
+                })
+        }
+        let verdict = try nodePath.map { try self.verdict(for: $0, chain: chain, tree: tree, run: run, route: route) }
+        let description: String? = if let disabled, let handler = history.handlersByID[disabled] {
+            "without \(handler.label) (\(handler.location))"
+        } else if ignoringConsumption {
+            "ignoring consumptions"
+        } else {
+            nil
+        }
+        return Explanation(finding: finding, steps: reports, node: verdict, variation: description)
+    }
+
+    static func reachName(_ reach: ChainRun.Reach) -> String {
+        switch reach {
+        case .reached: "reached"
+        case .notReached: "not reached"
+        case .undelivered: "undelivered"
+        }
+    }
+
+    /// The event's chain, its recorded steps and the tree at its raise.
+    func load(_ id: EventID) throws -> ([EventRecord], [RecordedStep], JournalTree) {
+        func event(_ id: EventID) throws -> EventRecord? {
+            var found: EventRecord?
+            try reader.forEachRow("SELECT \(JournalHistory.eventColumns) FROM j_events WHERE event_id = ?", [.integer(id.rawValue)]) {
+                found = history.event(from: $0)
+            }
+            return found
+        }
+        guard var root = try event(id) else { throw ReplayError.unknownEvent(id) }
+        while let from = root.transformedFrom, let parent = try event(from) { root = parent }
+        var chain = [root]
+        var ids: Set<EventID> = [root.id]
+        var end = root.finishedSeq ?? Int.max
+        try reader.forEachRow("""
+            SELECT \(JournalHistory.eventColumns) FROM j_events
+            WHERE event_id > ? AND event_id <= ? AND transformed_from IS NOT NULL ORDER BY event_id
+            """, [.integer(root.id.rawValue), .integer(end)]) { row in
+            let member = history.event(from: row)
+            if let from = member.transformedFrom, ids.contains(from) {
+                chain.append(member)
+                ids.insert(member.id)
+            }
+        }
+        end = chain.compactMap(\.finishedSeq).max() ?? Int.max
+        var steps: [RecordedStep] = []
+        let range: [JournalValue] = [.integer(root.id.rawValue), .integer(end)]
+        try reader.forEachRow(
+            "SELECT seq, event_back, handler_no, kind FROM j_calls WHERE seq > ? AND seq <= ? ORDER BY seq", range
+        ) { row in
+            let step = history.call(seq: row.int(0), eventBack: row.int(1), handlerNumber: row.int(2), kind: row.int(3))
+            if ids.contains(step.event) { steps.append(step) }
+        }
+        try reader.forEachRow(
+            "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq > ? AND seq <= ? ORDER BY seq",
+            range
+        ) { row in
+            let event = EventID(rawValue: row.int(1))
+            guard ids.contains(event) else { return }
+            steps.append(RecordedStep(
+                seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
+                phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
+        }
+        steps.sort { $0.seq < $1.seq }
+        return (chain, steps, try tree(session: root.session, before: root.id.rawValue))
+    }
+
+    /// The tree of `session` as it stood just before `seq`.
+    func tree(session: SessionID, before seq: Int) throws -> JournalTree {
+        var tree = JournalTree()
+        try reader.forEachRow("""
+            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
+            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
+            WHERE n.session_id = ? AND c.seq < ? ORDER BY c.seq
+            """, [.integer(session.rawValue), .integer(seq)]) { row in
+            if let change = Self.change(code: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5)) {
+                tree.apply(change, to: NodeID(rawValue: row.int(1)))
+            }
+        }
+        return tree
+    }
+
+    private func verdict(
+        for path: String, chain: [EventRecord], tree: JournalTree, run: ChainRun, route: [RouteStep<NodeID>]
+    ) throws -> NodeVerdict {
+        let root = chain[0]
+        let raiseSeq = root.id.rawValue
+        func verdict(_ received: Bool, _ reason: NodeVerdict.Reason, _ summary: String) -> NodeVerdict {
+            NodeVerdict(nodePath: path, received: received, reason: reason, summary: summary)
+        }
+        guard let node = tree.node(atPath: path) else {
+            var history: [(node: Int, since: Int)] = []
+            try reader.forEachRow("""
+                SELECT p.node_id, p.since_seq FROM j_node_paths p JOIN j_nodes n ON n.node_id = p.node_id
+                WHERE n.session_id = ? AND p.path = ? ORDER BY p.since_seq
+                """, [.integer(root.session.rawValue), .text(path)]) { row in
+                history.append((row.int(0), row.int(1)))
+            }
+            guard let first = history.first else { throw ReplayError.unknownNode(path: path, session: root.session) }
+            if first.since > raiseSeq {
+                return verdict(false, .notInTree, "not in the tree then: \(path) first appeared at seq \(first.since), after event \(root.id.rawValue) was raised at seq \(raiseSeq)")
+            }
+            if let released = try releaseSeq(of: NodeID(rawValue: history.last!.node)), released < raiseSeq {
+                return verdict(false, .notInTree, "not in the tree then: \(path) was released at seq \(released), before event \(root.id.rawValue) was raised at seq \(raiseSeq)")
+            }
+            return verdict(false, .notInTree, "not in the tree then: no node had the path \(path) when event \(root.id.rawValue) was raised at seq \(raiseSeq) (it was renamed or moved)")
+        }
+        let visits = run.visits.filter { $0.step.node == node }
+        guard !visits.isEmpty else {
+            return verdict(false, .notOnRoute, "not on this mode's route: " + offRouteReason(node, path: path, event: root, tree: tree))
+        }
+        for visit in visits {
+            if let failed = visit.calls.first(where: { $0.outcome == .failed }) {
+                let message = try failureText(event: root, seq: failed.seq)
+                return verdict(true, .handlerThrew, "received in the \(visit.step.phase) phase, and handler \(failed.handler.label) (\(failed.handler.location)) threw: \(message)")
+            }
+        }
+        if let visit = visits.first(where: { !$0.calls.isEmpty }) {
+            let calls = visit.calls.map { "\($0.handler.label) (\($0.handler.location)) -> \($0.outcome?.rawValue ?? "would be called")" }
+            return verdict(true, .received, "received in the \(visit.step.phase) phase (step \(visit.index + 1) of \(route.count)): \(calls.joined(separator: ", "))")
+        }
+        if let visit = visits.first(where: { if case .undelivered = $0.reach { true } else { false } }) {
+            let released = try releaseSeq(of: node).map { " at seq \($0)" } ?? ""
+            return verdict(false, .releasedDuringDelivery, "released during delivery\(released), before its \(visit.step.phase) step (step \(visit.index + 1) of \(route.count))")
+        }
+        if let visit = visits.first(where: { $0.reach == .notReached }), let stop = run.stop {
+            let stopStep = route[stop.stepIndex]
+            return verdict(false, .stoppedEarlier, "stopped earlier: \(stop.handler.label) (\(stop.handler.location)) at \(tree.path(of: stopStep.node)) in the \(stopStep.phase) phase returned \(stop.outcome), before step \(visit.index + 1) (\(visit.step.phase)) at \(path)")
+        }
+        let reasons = visits.flatMap { visit in visit.skipped.map { "\($0.0.label) (\($0.0.location)): \($0.1)" } }
+        let phases = visits.map(\.step.phase.description).joined(separator: " and ")
+        return verdict(false, .noMatchingHandler, reasons.isEmpty
+            ? "reached in the \(phases) phase, but no handler was registered there"
+            : "reached in the \(phases) phase, but no handler matched: \(reasons.joined(separator: "; "))")
+    }
+
+    /// Why `node` is not on the route of `event`, in the terms of its mode.
+    private func offRouteReason(_ node: NodeID, path: String, event: EventRecord, tree: JournalTree) -> String {
+        let origin = event.origin
+        func ancestors(_ id: NodeID) -> [NodeID] {
+            var chain: [NodeID] = []
+            var current = tree.nodes[id]?.parent
+            while let next = current {
+                chain.append(next)
+                current = tree.nodes[next]?.parent
+            }
+            return chain
+        }
+        let originRoot = ancestors(origin).last ?? origin
+        let nodeRoot = ancestors(node).last ?? node
+        let originPath = tree.path(of: origin)
+        if originRoot != nodeRoot {
+            return "\(path) was in another tree than the origin \(originPath) (a detached subtree rooted at \(tree.path(of: nodeRoot))), and a route stays within its tree"
+        }
+        switch event.mode {
+        case .bubble, .dispatch:
+            return "a \(event.mode) route visits only the origin \(originPath) and its ancestors, and \(path) is not an ancestor of it"
+        case .broadcast:
+            return "a broadcast visits every node of the origin's tree, but \(path) was not among them"
+        case .descend(let filter):
+            guard ancestors(node).contains(origin) else {
+                return "a descend route visits only the origin \(originPath) and its descendants, and \(path) is not below it"
+            }
+            switch filter {
+            case .everyLevel:
+                return "\(path) is below the origin but was not visited"
+            case .firstHandler:
+                let route = ReplayRouteTree(tree: tree, history: history, event: event)
+                if let stop = ancestors(node).first(where: { $0 != origin && ancestors($0).contains(origin) && route.hasPropagateHandler(at: $0) }) {
+                    return "descend(firstHandler) stops each branch at its first node with a handler for \(event.typeName), and on this branch that is \(tree.path(of: stop))"
+                }
+                return "descend(firstHandler) visits only the first node with a handler for \(event.typeName) on each branch, and \(path) has none"
+            case .deepestLevel:
+                return "descend(deepestLevel) visits only the deepest level below the origin that has a handler for \(event.typeName), and \(path) is not at that level"
+            }
+        }
+    }
+
+    private func releaseSeq(of node: NodeID) throws -> Int? {
+        try reader.rows("SELECT seq FROM j_changes WHERE node_id = ? AND change = 5", [.integer(node.rawValue)])
+            .first?.first?.int
+    }
+
+    private func failureText(event: EventRecord, seq: Int?) throws -> String {
+        guard let seq else { return event.message ?? "?" }
+        return try reader.rows("SELECT text FROM j_call_details WHERE seq = ?", [.integer(seq)]).first?.first?.string
+            ?? event.message ?? "?"
+    }
+}
+
+extension Replayer {
+    /// The tree of `session` (the last session when `nil`) as it stood at `seq` (the
+    /// session's end when `nil`), with the handlers registered then.
+    ///
+    /// - Throws: ``ReplayError/unknownSession(_:)``.
+    public func topology(session: SessionID? = nil, at seq: Int? = nil) throws -> TreeSnapshot {
+        let summary = try self.session(session)
+        let at = seq ?? Int.max - 1
+        let tree = try tree(session: summary.id, before: at + 1)
+        var entries: [TreeSnapshot.Entry] = []
+        for root in tree.roots {
+            var pending: [(NodeID, Int)] = [(root, 0)]
+            while let (node, depth) = pending.popLast() {
+                let handlers = history.handlers(on: node).filter { $0.isRegistered(at: at + 1) }.map(\.label)
+                entries.append(TreeSnapshot.Entry(
+                    id: node, name: tree.nodes[node]?.name ?? "?", path: tree.path(of: node), depth: depth,
+                    handlers: handlers))
+                pending.append(contentsOf: (tree.nodes[node]?.children ?? []).reversed().map { ($0, depth + 1) })
+            }
+        }
+        let lastChange = try reader.rows(
+            "SELECT coalesce(max(seq), 0) FROM tree_changes WHERE session_id = ?", [.integer(summary.id.rawValue)])
+        let shownSeq = seq ?? lastChange.first?.first?.int ?? 0
+        return TreeSnapshot(session: summary.id, seq: shownSeq, nodes: entries)
+    }
+}

@@ -1,0 +1,269 @@
+import EventTree
+import EventTreeJournal
+
+/// Reads a journal back: lists sessions, rebuilds the tree at any seq, replays delivery
+/// with the engine's own ``Router`` and classifies every event, explains why a node did or
+/// did not get an event, and reruns an event as it would have gone without a handler.
+///
+/// ```swift
+/// let replayer = try Replayer(journal: "app.eventtree")
+/// try replayer.replay { finding in
+///     if finding.classification != .delivered { print(finding.event.id, finding.summary) }
+/// }
+/// ```
+///
+/// Replay streams the journal: memory stays flat in its size (the handler registrations
+/// and the events being delivered at one moment are all it holds).
+public final class Replayer {
+    let reader: JournalReader
+    let history: JournalHistory
+
+    /// Opens `path` (as an untrusted, read-only file).
+    ///
+    /// - Throws: ``JournalError`` when it cannot be read as a journal.
+    public init(journal path: String) throws {
+        reader = try JournalReader(path: path)
+        history = try JournalHistory(reader: reader)
+    }
+
+    /// The journal's sessions, oldest first.
+    public func sessions() throws -> [SessionSummary] {
+        var sessions: [SessionSummary] = []
+        try reader.forEachRow(
+            "SELECT session_id, started_at, ended_at, process, events, steps, dropped FROM sessions ORDER BY session_id"
+        ) { row in
+            sessions.append(SessionSummary(
+                id: SessionID(rawValue: row.int(0)), startedAt: row.text(1) ?? "", endedAt: row.text(2),
+                process: row.text(3) ?? "", events: row.int(4), steps: row.int(5), dropped: row.int(6)))
+        }
+        return sessions
+    }
+
+    /// The session `id`, or the journal's last session when `id` is `nil`.
+    ///
+    /// - Throws: ``ReplayError/unknownSession(_:)`` or ``ReplayError/noSessions``.
+    public func session(_ id: SessionID?) throws -> SessionSummary {
+        let all = try sessions()
+        if let id {
+            guard let session = all.first(where: { $0.id == id }) else { throw ReplayError.unknownSession(id) }
+            return session
+        }
+        guard let last = all.last else { throw ReplayError.noSessions }
+        return last
+    }
+
+    // MARK: Replay
+
+    /// Replays every event of `session` (every session when `nil`) raised at or before
+    /// `until`, calling `body` with each verdict in raise order.
+    ///
+    /// - Parameters:
+    ///   - session: The session to replay; all of them when `nil`.
+    ///   - until: The last seq whose events are replayed; the whole session when `nil`.
+    ///   - progress: Called now and then with the seq reached.
+    ///   - body: Receives each finding.
+    public func replay(
+        session: SessionID? = nil, until: Int? = nil, progress: ((Int) -> Void)? = nil,
+        _ body: (ReplayFinding) throws -> Void
+    ) throws {
+        let sessions = try session.map { [try self.session($0)] } ?? self.sessions()
+        for summary in sessions {
+            var findings: [ReplayFinding] = []
+            try stream(session: summary.id, until: until ?? Int.max, progress: progress) { finding in
+                findings.append(finding)
+                if findings.count >= 256 {
+                    findings.sort { $0.event.id < $1.event.id }
+                    for finding in findings { try body(finding) }
+                    findings.removeAll(keepingCapacity: true)
+                }
+            }
+            findings.sort { $0.event.id < $1.event.id }
+            for finding in findings { try body(finding) }
+        }
+    }
+
+    /// An event being delivered, gathered until its raise (and its transforms') ended.
+    private struct OpenChain {
+        var members: [EventRecord]
+        var steps: [RecordedStep] = []
+        let tree: JournalTree
+        var end: Int
+    }
+
+    /// The merge of four streams ordered by seq: tree changes, handler registrations (from
+    /// memory), events, and step facts.
+    private func stream(
+        session: SessionID, until: Int, progress: ((Int) -> Void)?, _ emit: (ReplayFinding) throws -> Void
+    ) throws {
+        let sessionArgument = JournalValue.integer(session.rawValue)
+        let changes = try reader.cursor("""
+            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
+            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
+            WHERE n.session_id = ? ORDER BY c.seq
+            """, [sessionArgument])
+        let events = try reader.cursor(
+            "SELECT \(JournalHistory.eventColumns) FROM j_events WHERE session_id = ? AND event_id <= ? ORDER BY event_id",
+            [sessionArgument, .integer(until)])
+        let calls = try reader.cursor(
+            "SELECT seq, event_back, handler_no, kind FROM j_calls WHERE seq > ? ORDER BY seq", [sessionArgument])
+        let undelivered = try reader.cursor(
+            "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq > ? ORDER BY seq",
+            [sessionArgument])
+
+        var tree = JournalTree()
+        var open: [EventID: OpenChain] = [:]
+        var chainOf: [EventID: EventID] = [:]
+        var ends = MinHeap<EventID>()
+        var lastProgress = 0
+
+        func finishChains(before seq: Int) throws {
+            while let key = ends.minimumKey, key < seq, let (end, root) = ends.popMinimum() {
+                guard let chain = open[root], chain.end == end else { continue }
+                open[root] = nil
+                for member in chain.members { chainOf[member.id] = nil }
+                try emit(finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+            }
+        }
+
+        while true {
+            let eventSeq = events.hasRow ? events.row.int(0) : Int.max
+            let changeSeq = changes.hasRow ? changes.row.int(0) : Int.max
+            let callSeq = calls.hasRow && !open.isEmpty ? calls.row.int(0) : Int.max
+            let undeliveredSeq = undelivered.hasRow && !open.isEmpty ? undelivered.row.int(0) : Int.max
+            let next = min(eventSeq, changeSeq, callSeq, undeliveredSeq)
+            if next == Int.max || (!events.hasRow && open.isEmpty) { break }
+            try finishChains(before: next)
+            if let progress, next - lastProgress > 100_000 {
+                lastProgress = next
+                progress(next)
+            }
+            if next == changeSeq {
+                let row = changes.row
+                if let change = Self.change(code: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5)) {
+                    tree.apply(change, to: NodeID(rawValue: row.int(1)))
+                }
+                try changes.advance()
+            } else if next == eventSeq {
+                let event = history.event(from: events.row)
+                if let from = event.transformedFrom, let root = chainOf[from], var chain = open[root] {
+                    chain.members.append(event)
+                    chain.end = max(chain.end, event.finishedSeq ?? Int.max)
+                    open[root] = chain
+                    chainOf[event.id] = root
+                    ends.insert(chain.end, root)
+                } else {
+                    let end = event.finishedSeq ?? Int.max
+                    open[event.id] = OpenChain(members: [event], tree: tree, end: end)
+                    chainOf[event.id] = event.id
+                    ends.insert(end, event.id)
+                }
+                try events.advance()
+            } else if next == callSeq {
+                let row = calls.row
+                let step = history.call(seq: row.int(0), eventBack: row.int(1), handlerNumber: row.int(2), kind: row.int(3))
+                if let root = chainOf[step.event] { open[root]?.steps.append(step) }
+                try calls.advance()
+            } else {
+                let row = undelivered.row
+                let event = EventID(rawValue: row.int(1))
+                if let root = chainOf[event] {
+                    open[root]?.steps.append(RecordedStep(
+                        seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
+                        phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
+                }
+                try undelivered.advance()
+            }
+        }
+        try finishChains(before: Int.max)
+        for chain in open.values.sorted(by: { $0.members[0].id < $1.members[0].id }) {
+            try emit(finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+        }
+    }
+
+    static func change(code: Int, parent: Int?, position: Int?, name: String?) -> JournalTree.Change? {
+        switch code {
+        case 0: .created(name: name ?? "?")
+        case 1: parent.map { .attached(parent: NodeID(rawValue: $0), index: position ?? Int.max) }
+        case 2: .detached
+        case 3: parent.map { .moved(parent: NodeID(rawValue: $0), index: position ?? Int.max) }
+        case 4: .renamed(name: name ?? "?")
+        case 5: .released
+        default: nil
+        }
+    }
+
+    // MARK: One chain
+
+    /// Replays one chain and turns the run into a finding.
+    func finding(
+        for chain: [EventRecord], steps: [RecordedStep], tree: JournalTree,
+        variation: ChainSimulator.Variation = .init()
+    ) -> ReplayFinding {
+        let (run, route) = simulate(chain, steps: steps, tree: tree, variation: variation)
+        let root = chain[0]
+        let site = { (handler: HandlerRecord, stepIndex: Int) -> StepHandler in
+            let step = route[min(stepIndex, route.count - 1)]
+            return StepHandler(
+                handler: handler.id, label: handler.label, location: handler.location,
+                nodePath: tree.path(of: step.node), phase: step.phase)
+        }
+        var neverSaw: [String] = []
+        var missed: [StepHandler] = []
+        for visit in run.visits where visit.reach == .notReached {
+            let path = tree.path(of: visit.step.node)
+            if !neverSaw.contains(path) { neverSaw.append(path) }
+            for handler in history.handlers(on: visit.step.node)
+            where handler.isRegistered(at: root.id.rawValue) && handler.phases.contains(visit.step.phase)
+                && history.matches(handler, type: chain.last!.typeID, channel: root.channel) {
+                missed.append(site(handler, visit.index))
+            }
+        }
+        let lost = run.visits.compactMap { visit -> LostStep? in
+            guard case .undelivered(let calls) = visit.reach else { return nil }
+            return LostStep(nodePath: tree.path(of: visit.step.node), phase: visit.step.phase, lostCalls: calls)
+        }
+        let failure = run.firstFailure.map { failing in
+            (site: site(failing.handler, failing.stepIndex), message: failureMessage(root, failing.handler))
+        }
+        let classification: Classification
+        if root.finishedSeq == nil || root.result == nil {
+            classification = .lost
+        } else if run.divergence != nil {
+            classification = .diverged
+        } else if lost.contains(where: { $0.lostCalls > 0 }) || root.lostCalls > 0 {
+            classification = .lost
+        } else {
+            switch root.result {
+            case "failed": classification = .failed
+            case "consumed": classification = .consumed
+            case "unanswered", "unhandled": classification = .unhandled
+            default: classification = .delivered
+            }
+        }
+        return ReplayFinding(
+            event: root, originPath: tree.path(of: root.origin), classification: classification,
+            transforms: chain.dropFirst().map(\.id), stoppedBy: run.stop.map { site($0.handler, $0.stepIndex) },
+            failure: failure, neverSaw: neverSaw, missedHandlers: missed, lostSteps: lost,
+            divergence: run.divergence.map { Divergence(stepIndex: $0.stepIndex, expected: $0.expected, recorded: $0.recorded) },
+            calls: steps.filter { if case .call = $0.kind { true } else { false } }.count)
+    }
+
+    func simulate(
+        _ chain: [EventRecord], steps: [RecordedStep], tree: JournalTree, variation: ChainSimulator.Variation
+    ) -> (ChainRun, [RouteStep<NodeID>]) {
+        let root = chain[0]
+        let route = Router.route(from: root.origin, mode: root.mode, in: ReplayRouteTree(tree: tree, history: history, event: root))
+        let simulator = ChainSimulator(history: history, chain: chain, route: route, steps: steps, variation: variation)
+        return (simulator.run(), route)
+    }
+
+    /// The error text of a handler's failed call on this event (the event's first failure).
+    private func failureMessage(_ event: EventRecord, _ handler: HandlerRecord) -> String {
+        if event.stopHandlerNumber == handler.number, let message = event.message { return message }
+        let rows = try? reader.rows("""
+            SELECT d.text FROM j_calls c JOIN j_call_details d ON d.seq = c.seq
+            WHERE c.seq > ? AND c.seq <= ? AND c.handler_no = ? AND c.kind & 7 = 6 ORDER BY c.seq LIMIT 1
+            """, [.integer(event.id.rawValue), .integer(event.finishedSeq ?? Int.max), .integer(handler.number)])
+        return rows?.first?.first?.string ?? event.message ?? "?"
+    }
+}

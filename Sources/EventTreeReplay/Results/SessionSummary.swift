@@ -1,0 +1,19 @@
+import EventTree
+
+/// One row of the `sessions` view.
+public struct SessionSummary: Sendable, Hashable {
+    /// The session's id.
+    public let id: SessionID
+    /// When it started (`YYYY-MM-DD HH:MM:SS.SSS`, UTC).
+    public let startedAt: String
+    /// When it ended, if it did.
+    public let endedAt: String?
+    /// The recording process.
+    public let process: String
+    /// Raises recorded.
+    public let events: Int
+    /// Handler calls and undelivered steps recorded.
+    public let steps: Int
+    /// Records the journal dropped.
+    public let dropped: Int
+}

@@ -1,0 +1,49 @@
+import EventTree
+
+/// What replaying one event (with the events its transforms produced) along its route found.
+struct ChainRun {
+    /// A handler call at a step: recorded, or predicted by a what-if.
+    struct Call {
+        let handler: HandlerRecord
+        /// The recorded outcome; `nil` for a predicted call.
+        let outcome: Outcome.Kind?
+        let seq: Int?
+    }
+
+    /// What happened at one step of the route.
+    enum Reach: Equatable {
+        /// The event got there.
+        case reached
+        /// The route had stopped before it.
+        case notReached
+        /// Its node had been released; `lostCalls` calls did not happen.
+        case undelivered(lostCalls: Int)
+    }
+
+    struct Visit {
+        let index: Int
+        let step: RouteStep<NodeID>
+        var reach: Reach
+        var calls: [Call] = []
+        /// Handlers registered on the node that did not take part, with the reason.
+        var skipped: [(HandlerRecord, String)] = []
+        /// Handlers whose calls were lost because the node had been released.
+        var lost: [HandlerRecord] = []
+    }
+
+    struct Divergence {
+        let stepIndex: Int
+        let expected: String
+        let recorded: String
+    }
+
+    var visits: [Visit] = []
+    /// The handler that stopped the route, the step it was in, and how.
+    var stop: (handler: HandlerRecord, stepIndex: Int, outcome: Outcome.Kind)?
+    var firstFailure: (handler: HandlerRecord, stepIndex: Int)?
+    var divergence: Divergence?
+    var acted = false
+    var actedWithoutFailing = false
+    /// The status the replay computes, by the rules of `RaiseStatus`.
+    var status = "delivered"
+}

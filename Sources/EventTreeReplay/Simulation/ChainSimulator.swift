@@ -1,0 +1,186 @@
+import EventTree
+
+/// Replays one event chain (an event and those its transforms produced) along the route
+/// the engine's ``Router`` computes, against what the journal recorded.
+///
+/// It walks the route step by step. At each step the handlers registered on the node
+/// decide who should be called: those registered at raise time and still registered when
+/// the raise ended must be called (unless the route stopped or the node was released);
+/// those added or removed during the delivery may be. Recorded outcomes steer the walk
+/// exactly as they steered the live delivery (consumed, transformed, answered, failed…),
+/// so the first recorded call that the rules do not explain is the divergence.
+///
+/// A what-if variation disables a handler or ignores consumptions; the walk then goes on
+/// past the recording and predicts who would have been called.
+struct ChainSimulator {
+    /// A change to replay with.
+    struct Variation {
+        var disabledHandler: HandlerID?
+        var ignoresConsumption = false
+        var isActive: Bool { disabledHandler != nil || ignoresConsumption }
+    }
+
+    let history: JournalHistory
+    let chain: [EventRecord]
+    let route: [RouteStep<NodeID>]
+    let steps: [RecordedStep]
+    var variation = Variation()
+
+    func run() -> ChainRun {
+        var run = ChainRun()
+        let root = chain[0]
+        let channel = root.channel
+        let raiseSeq = root.id.rawValue
+        let endSeq = chain.compactMap(\.finishedSeq).max() ?? Int.max
+        var member = 0
+        var cursor = 0
+        var stopsAfterStep = false
+        var isStopped = false
+
+        for (index, step) in route.enumerated() {
+            if isStopped || stopsAfterStep || run.divergence != nil {
+                run.visits.append(ChainRun.Visit(index: index, step: step, reach: .notReached))
+                continue
+            }
+            var stepItems: [RecordedStep] = []
+            while cursor < steps.count, steps[cursor].node == step.node, steps[cursor].phase == step.phase {
+                stepItems.append(steps[cursor])
+                cursor += 1
+            }
+            var visit = ChainRun.Visit(index: index, step: step, reach: .reached)
+            var item = 0
+            handlers: for handler in history.handlers(on: step.node) {
+                guard handler.id.rawValue < endSeq, handler.removedSeq.map({ $0 > raiseSeq }) ?? true else { continue }
+                guard history.matches(handler, type: chain[member].typeID, channel: channel) else {
+                    visit.skipped.append((handler, handler.channel != channel
+                        ? "it handles \(handler.channel == .errors ? "errors" : "events"), not \(channel == .errors ? "errors" : "events")"
+                        : "it is registered for \(handler.eventType ?? "?"), not \(chain[member].typeName)"))
+                    continue
+                }
+                guard handler.phases.contains(step.phase) else {
+                    visit.skipped.append((handler, "it does not listen in the \(step.phase) phase"))
+                    continue
+                }
+                if isStopped { break }
+                if case .undelivered = visit.reach {
+                    visit.lost.append(handler)
+                    continue
+                }
+                let recorded = item < stepItems.count ? stepItems[item] : nil
+                if case .undelivered(let lost)? = recorded?.kind {
+                    visit.reach = .undelivered(lostCalls: lost)
+                    visit.lost.append(handler)
+                    item += 1
+                    continue
+                }
+                let required = handler.isRegistered(at: raiseSeq) && (handler.removedSeq.map { $0 > endSeq } ?? true)
+                if case .call(let number, let outcome)? = recorded?.kind, number == handler.number {
+                    item += 1
+                    if handler.id == variation.disabledHandler { continue }
+                    visit.calls.append(ChainRun.Call(handler: handler, outcome: outcome, seq: recorded?.seq))
+                    switch apply(outcome, of: handler, at: index, channel: channel, member: &member, run: &run) {
+                    case .goOn: break
+                    case .stopAfterStep: stopsAfterStep = true
+                    case .stopNow: isStopped = true
+                    }
+                } else if required && handler.id != variation.disabledHandler {
+                    if variation.isActive {
+                        visit.calls.append(ChainRun.Call(handler: handler, outcome: nil, seq: nil))
+                        run.acted = true
+                        run.actedWithoutFailing = true
+                    } else {
+                        run.divergence = ChainRun.Divergence(
+                            stepIndex: index, expected: "\(handler.label) (\(handler.location)) called",
+                            recorded: recorded.map(describe) ?? "no call")
+                        break handlers
+                    }
+                }
+            }
+            if run.divergence == nil, item < stepItems.count {
+                if case .undelivered(let lost) = stepItems[item].kind, item == stepItems.count - 1 {
+                    visit.reach = .undelivered(lostCalls: lost)
+                } else if !variation.isActive {
+                    run.divergence = ChainRun.Divergence(
+                        stepIndex: index, expected: "no further call at this step", recorded: describe(stepItems[item]))
+                }
+            }
+            run.visits.append(visit)
+        }
+        if run.divergence == nil, cursor < steps.count, !variation.isActive {
+            run.divergence = ChainRun.Divergence(
+                stepIndex: route.count, expected: isStopped || stopsAfterStep ? "the route stopped" : "the end of the route",
+                recorded: describe(steps[cursor]))
+        }
+        run.status = status(of: run)
+        if run.divergence == nil, !variation.isActive, let recorded = root.result, recorded != run.status {
+            run.divergence = ChainRun.Divergence(
+                stepIndex: route.count, expected: "result \(run.status)", recorded: "result \(recorded)")
+        }
+        return run
+    }
+
+    private enum Effect { case goOn, stopAfterStep, stopNow }
+
+    /// Applies a recorded outcome as the live delivery did.
+    private func apply(
+        _ outcome: Outcome.Kind, of handler: HandlerRecord, at index: Int, channel: HandlerRegistration.Channel,
+        member: inout Int, run: inout ChainRun
+    ) -> Effect {
+        if outcome.isActing { run.acted = true }
+        if outcome.isActing && outcome != .failed { run.actedWithoutFailing = true }
+        switch outcome {
+        case .ignored, .handled:
+            return .goOn
+        case .consumed:
+            if variation.ignoresConsumption { return .goOn }
+            if run.stop == nil { run.stop = (handler, index, outcome) }
+            return .stopAfterStep
+        case .consumedImmediately:
+            if variation.ignoresConsumption { return .goOn }
+            if run.stop == nil { run.stop = (handler, index, outcome) }
+            return .stopNow
+        case .transformed:
+            if channel == .errors {
+                run.stop = (handler, index, outcome)
+                return .stopNow
+            }
+            if member + 1 < chain.count { member += 1 }
+            return .goOn
+        case .answered:
+            run.stop = (handler, index, outcome)
+            return .stopNow
+        case .failed:
+            if run.firstFailure == nil { run.firstFailure = (handler, index) }
+            if chain[0].policy == .stop {
+                if run.stop == nil { run.stop = (handler, index, outcome) }
+                return .stopNow
+            }
+            return .goOn
+        }
+    }
+
+    /// The status by the rules of `RaiseStatus`.
+    private func status(of run: ChainRun) -> String {
+        if let stop = run.stop {
+            switch stop.outcome {
+            case .answered: return "answered"
+            case .failed: return "failed"
+            default: return "consumed"
+            }
+        }
+        if run.firstFailure != nil { return "failed" }
+        if chain[0].kind == "request" { return "unanswered" }
+        if chain[0].channel == .errors { return run.actedWithoutFailing ? "delivered" : "unhandled" }
+        return run.acted ? "delivered" : "unhandled"
+    }
+
+    private func describe(_ step: RecordedStep) -> String {
+        switch step.kind {
+        case let .call(number, outcome):
+            let handler = history.handlersByNumber[number]
+            return "\(handler?.label ?? "handler #\(number)") (\(handler?.location ?? "?")) called at seq \(step.seq) -> \(outcome)"
+        case .undelivered:
+            return "an undelivered step at seq \(step.seq)"
+        }
+    }
+}
