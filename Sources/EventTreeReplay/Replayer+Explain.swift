@@ -250,3 +250,10 @@ extension Replayer {
         return TreeSnapshot(session: summary.id, seq: shownSeq, nodes: entries)
     }
 }
+
+extension Replayer {
+    /// The ids of the handlers with this label, in registration order.
+    public func handlerIDs(labelled label: String) -> [HandlerID] {
+        history.handlersByID.values.filter { $0.label == label }.map(\.id).sorted()
+    }
+}

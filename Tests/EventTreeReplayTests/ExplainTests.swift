@@ -1,0 +1,105 @@
+import EventTree
+import EventTreeJournal
+import EventTreeReplay
+import EventTreeTesting
+import Testing
+
+@Suite struct ExplainTests {
+    /// Records the script, then hands a replayer and the script to `body`.
+    func withScript(_ body: (Replayer, Script) throws -> Void) async throws {
+        try await withTemporaryJournal { journal in
+            let script = Script(recordingInto: journal)
+            try journal.flush()
+            try body(try Replayer(journal: journal.path), script)
+        }
+    }
+
+    @Test func everyReasonANodeDidOrDidNotGetAnEvent() async throws {
+        try await withScript { replayer, script in
+            func why(_ event: String, _ node: String) throws -> NodeVerdict {
+                try #require(try replayer.explain(event: script.events[event]!, node: node).node)
+            }
+            let stopLine = script.lines["a-stop"]!
+            let stopped = try why("consumed", "app")
+            #expect(stopped.reason == .stoppedEarlier)
+            #expect(stopped.summary == "stopped earlier: a-stop (EventTreeReplayTests/ScriptedSessionTests.swift:\(stopLine)) at app/a in the bubble phase returned consumed, before step 3 (bubble) at app")
+
+            let sibling = try why("consumed", "app/b")
+            #expect(sibling.reason == .notOnRoute)
+            #expect(sibling.summary == "not on this mode's route: a bubble route visits only the origin app/a/a1 and its ancestors, and app/b is not an ancestor of it")
+
+            let received = try why("delivered", "app/a")
+            #expect(received.reason == .received)
+            #expect(received.received)
+            #expect(received.summary == "received in the bubble phase (step 2 of 3): a-stop (EventTreeReplayTests/ScriptedSessionTests.swift:\(stopLine)) -> handled")
+
+            let noHandler = try why("delivered", "app/a/a1")
+            #expect(noHandler.reason == .noMatchingHandler)
+            #expect(noHandler.summary == "reached in the target phase, but no handler was registered there")
+
+            let wrongType = try why("answered", "app/a")
+            #expect(wrongType.reason == .noMatchingHandler)
+            #expect(wrongType.summary.hasPrefix("reached in the bubble phase, but no handler matched: a-stop ("))
+            #expect(wrongType.summary.contains("it is registered for Ping, not Ask"))
+
+            let threw = try why("failed", "app/b/b1")
+            #expect(threw.reason == .handlerThrew)
+            #expect(threw.summary.hasSuffix("threw: boom"))
+
+            let released = try why("lost", "app/a/a2")
+            #expect(released.reason == .releasedDuringDelivery)
+            #expect(released.summary.hasPrefix("released during delivery at seq "))
+
+            let moved = try why("dispatch", "app/b/b1")
+            #expect(moved.reason == .notInTree)
+            #expect(moved.summary.hasSuffix("(it was renamed or moved)"))
+
+            let later = try why("consumed", "app/a/b1")
+            #expect(later.reason == .notInTree)
+            #expect(later.summary.contains("first appeared at seq"))
+
+            let gone = try why("broadcast", "app/a/a2")
+            #expect(gone.reason == .notInTree)
+            #expect(gone.summary.contains("was released at seq"))
+
+            #expect(throws: ReplayError.unknownNode(path: "app/nowhere", session: SessionID(rawValue: 1))) {
+                try replayer.explain(event: script.events["consumed"]!, node: "app/nowhere")
+            }
+            #expect(throws: ReplayError.unknownEvent(EventID(rawValue: 999_999))) {
+                try replayer.explain(event: EventID(rawValue: 999_999))
+            }
+        }
+    }
+
+    @Test func theRouteIsReportedStepByStep() async throws {
+        try await withScript { replayer, script in
+            let explanation = try replayer.explain(event: script.events["consumed"]!)
+            #expect(explanation.steps.map { "\($0.number) \($0.nodePath) \($0.phase) \($0.reach) \($0.calls.map { "\($0.handler.label)=\($0.outcome)" })" } == [
+                "1 app/a/a1 target reached []",
+                "2 app/a bubble reached [\"a-stop=consumed\"]",
+                "3 app bubble not reached []",
+            ])
+        }
+    }
+
+    @Test func whatIfShowsWhoWouldHaveReceivedIt() async throws {
+        try await withScript { replayer, script in
+            let handler = try #require(try replayer.topology(at: script.events["consumed"]!.rawValue).nodes
+                .first { $0.path == "app/a" }).handlers.first
+            #expect(handler == "a-stop")
+            let stopID = try #require(replayer.handlerIDs(labelled: "a-stop").first)
+            let without = try replayer.explain(event: script.events["consumed"]!, withoutHandler: stopID)
+            #expect(without.variation?.hasPrefix("without a-stop (") == true)
+            #expect(without.steps.flatMap { $0.calls }.map { "\($0.handler.label)@\($0.handler.nodePath)=\($0.outcome)" } == [
+                "root@app=would be called",
+            ])
+            let ignoring = try replayer.explain(event: script.events["consumed"]!, ignoringConsumption: true)
+            #expect(ignoring.steps.flatMap { $0.calls }.map { "\($0.handler.label)=\($0.outcome)" } == [
+                "a-stop=consumed", "root=would be called",
+            ])
+            #expect(throws: ReplayError.unknownHandler(HandlerID(rawValue: 999_999))) {
+                try replayer.explain(event: script.events["consumed"]!, withoutHandler: HandlerID(rawValue: 999_999))
+            }
+        }
+    }
+}
