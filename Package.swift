@@ -46,7 +46,7 @@ let package = Package(
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeCommandsTests",
-            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeTesting"]),
+            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting", "CEventTreeSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import EventTreeJournal
+import EventTreeReplay
 
 /// The `eventtree` tool: records the demo, and reads journals back to rebuild trees,
 /// replay delivery and explain what happened.
@@ -32,19 +34,24 @@ public struct EventTreeCommand: ParsableCommand {
         } catch let error as JournalError {
             terminal.writeError("error: \(error)\n")
             return badInputStatus
+        } catch let error as ReplayError {
+            terminal.writeError("error: \(error)\n")
+            return badInputStatus
         } catch let error as CommandFailure {
             terminal.writeError("error: \(error.message)\n")
             return error.status
         } catch {
             let status = exitCode(for: error).rawValue
-            let message = fullMessage(for: error)
             if status == 0 {
-                terminal.write(message.hasSuffix("\n") ? message : message + "\n")
+                let help = fullMessage(for: error)
+                terminal.write(help.hasSuffix("\n") ? help : help + "\n")
                 return 0
             }
-            let line = message.split(separator: "\n").first.map(String.init) ?? "\(error)"
-            let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
-            terminal.writeError("error: \(trimmed)\n")
+            // One line: the message without usage or help, its lines joined.
+            let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") && !$0.hasPrefix("Help:") }
+            let line = lines.joined(separator: " ")
+            terminal.writeError("error: \(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)\n")
             return badInputStatus
         }
     }

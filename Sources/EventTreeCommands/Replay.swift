@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import EventTree
 import EventTreeReplay
 
@@ -16,10 +17,12 @@ struct Replay: TerminalCommand {
     @Option(help: "Replay only events raised at or before this seq.")
     var until: Int?
 
-    @Option(help: "Report only these classes, comma-separated (delivered,consumed,unhandled,lost,diverged,failed).")
+    @Option(help: "Report only these classes, comma-separated (delivered,consumed,unhandled,lost,diverged,failed).",
+            transform: ClassificationList.parse)
     var only: ClassificationList?
 
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when any event falls in these classes, comma-separated.")
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when any event falls in these classes, comma-separated.",
+            transform: ClassificationList.parse)
     var failOn: ClassificationList?
 
     mutating func run(on terminal: Terminal) throws {
@@ -80,19 +83,20 @@ struct Replay: TerminalCommand {
 }
 
 /// A comma-separated list of classes, as `--only` and `--fail-on` take.
-struct ClassificationList: ExpressibleByArgument, CustomStringConvertible {
+struct ClassificationList: CustomStringConvertible {
     let classes: Set<Classification>
     let description: String
 
-    init?(argument: String) {
+    static func parse(_ argument: String) throws -> ClassificationList {
         var classes: Set<Classification> = []
         for name in argument.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let classification = Classification(rawValue: name.trimmingCharacters(in: .whitespaces)) else { return nil }
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let classification = Classification(rawValue: trimmed) else {
+                throw ValidationError("'\(trimmed)' is not a class; use \(Classification.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             classes.insert(classification)
         }
-        self.classes = classes
-        description = Classification.allCases.filter(classes.contains).map(\.rawValue).joined(separator: ",")
+        return ClassificationList(
+            classes: classes, description: Classification.allCases.filter(classes.contains).map(\.rawValue).joined(separator: ","))
     }
-
-    static var allValueStrings: [String] { Classification.allCases.map(\.rawValue) }
 }

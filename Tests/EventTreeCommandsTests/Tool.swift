@@ -32,3 +32,13 @@ struct Tool {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
+
+import CEventTreeSQLite
+
+/// Runs SQL on a file through the plain C API, as another program would.
+func sqliteExecute(_ path: String, _ sql: String) {
+    var db: OpaquePointer?
+    sqlite3_open(path, &db)
+    sqlite3_exec(db, sql, nil, nil, nil)
+    sqlite3_close(db)
+}

@@ -16,6 +16,17 @@ public struct Terminal: Sendable {
     /// Whether standard error is a terminal (for progress lines).
     public var showsProgress: Bool
 
+    /// A terminal that writes through the given functions.
+    public init(
+        write: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
+        isColorful: Bool, showsProgress: Bool
+    ) {
+        self.write = write
+        self.writeError = writeError
+        self.isColorful = isColorful
+        self.showsProgress = showsProgress
+    }
+
     /// The process's own standard output and error.
     public static var standard: Terminal {
         Terminal(

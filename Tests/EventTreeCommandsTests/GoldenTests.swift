@@ -1,0 +1,85 @@
+import EventTreeCommands
+import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+/// Captures what a command writes.
+final class Capture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = ""
+    private var err = ""
+    var terminal: Terminal {
+        Terminal(
+            write: { text in self.lock.withLock { self.out += text } },
+            writeError: { text in self.lock.withLock { self.err += text } },
+            isColorful: false, showsProgress: false)
+    }
+    var stdout: String { lock.withLock { out } }
+    var stderr: String { lock.withLock { err } }
+}
+
+/// Runs a command in-process on the demo journal.
+func runCommand(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+    let capture = Capture()
+    let status = EventTreeCommand.run(arguments, terminal: capture.terminal)
+    return (status, capture.stdout, capture.stderr)
+}
+
+/// Records the demo session into a temporary journal for `body`.
+func withDemoJournal(_ body: (String) throws -> Void) async throws {
+    try await withTemporaryDirectory { directory in
+        let path = directory + "/demo.eventtree"
+        let journal = try Journal(path: path)
+        DemoScenario.run(recording: journal)
+        try journal.close()
+        try body(path)
+    }
+}
+
+/// Golden files pin the commands' text output. Re-record them on purpose with
+/// `EVENTTREE_RECORD_GOLDEN=1 swift test --filter GoldenTests`, then review the diff.
+@Suite struct GoldenTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    static let cases: [(name: String, arguments: [String])] = [
+        ("replay", ["replay"]),
+        ("replay-only-consumed-lost", ["replay", "--only", "consumed,lost"]),
+        ("explain-consumed-node", ["explain", "43", "--node", "app"]),
+        ("explain-lost", ["explain", "98", "--node", "app/tabs/home/post-2"]),
+        ("explain-what-if", ["explain", "43", "--ignore-consumption"]),
+        ("topology-before-move", ["topology", "--at", "80"]),
+        ("topology-after-move", ["topology"]),
+        ("query-subtree", ["query", "--node", "app/tabs/settings"]),
+        ("query-failed", ["query", "--outcome", "failed"]),
+        ("tail-last", ["tail", "--last", "3"]),
+    ]
+
+    @Test(arguments: cases.map(\.name))
+    func commandOutputMatchesItsGoldenFile(name: String) async throws {
+        let arguments = Self.cases.first { $0.name == name }!.arguments
+        try await withDemoJournal { path in
+            let result = runCommand([arguments[0], path] + arguments.dropFirst())
+            #expect(result.status == 0)
+            #expect(result.stderr == "")
+            let file = Self.folder.appendingPathComponent(name + ".txt")
+            if ProcessInfo.processInfo.environment["EVENTTREE_RECORD_GOLDEN"] == "1" {
+                try result.stdout.write(to: file, atomically: true, encoding: .utf8)
+            }
+            let golden = try String(contentsOf: file, encoding: .utf8)
+            #expect(result.stdout == golden, "re-record with EVENTTREE_RECORD_GOLDEN=1 if the change is intended")
+        }
+    }
+
+    @Test func sessionsListsTheDemoSession() async throws {
+        try await withDemoJournal { path in
+            let result = runCommand(["sessions", path, "--format", "csv"])
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "session_id,started_at,ended_at,process,events,steps,dropped")
+            let fields = try #require(lines.dropFirst().first).split(separator: ",").map(String.init)
+            #expect(fields.count == 7)
+            #expect(fields[0] == "1")
+            #expect(fields[3...] == ["eventtree-demo", "14", "21", "0"])
+        }
+    }
+}
