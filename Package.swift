@@ -46,7 +46,8 @@ let package = Package(
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeCommandsTests",
-            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting", "CEventTreeSQLite"]),
+            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting", "CEventTreeSQLite"],
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

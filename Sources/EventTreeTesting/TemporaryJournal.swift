@@ -6,6 +6,7 @@ import Foundation
 ///
 /// - Parameter body: Receives the directory's path.
 /// - Returns: What `body` returns.
+@discardableResult
 public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("eventtree-\(UUID().uuidString)", isDirectory: true)
@@ -27,6 +28,7 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 ///   - options: The journal's options.
 ///   - body: Receives the open journal (its file is at `journal.path`).
 /// - Returns: What `body` returns.
+@discardableResult
 public func withTemporaryJournal<T>(
     options: JournalOptions = JournalOptions(), _ body: (Journal) async throws -> T
 ) async throws -> T {

@@ -34,7 +34,7 @@ import Testing
             try expectRefusal(["replay", fifo], path: fifo, in: directory, stderr: "\(fifo) is a FIFO, not a journal file")
 
             let empty = directory + "/empty.eventtree"
-            FileManager.default.createFile(atPath: empty, contents: Data())
+            _ = FileManager.default.createFile(atPath: empty, contents: Data())
             try expectRefusal(["replay", empty], path: empty, in: directory, stderr: "\(empty) is an empty file, not a journal")
 
             try expectRefusal(

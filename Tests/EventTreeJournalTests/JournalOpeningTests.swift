@@ -41,8 +41,8 @@ func execute(_ path: String, _ sql: String) {
         }
     }
 
-    @Test func anSQLiteFileThatIsNotAJournalIsRefusedAndUnchanged() async throws {
-        try await withTemporaryDirectory { directory in
+    @Test func anSQLiteFileThatIsNotAJournalIsRefusedAndUnchanged() async {
+        await withTemporaryDirectory { directory in
             let path = directory + "/other.sqlite"
             execute(path, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hello')")
             let before = bytes(path)
@@ -117,12 +117,12 @@ func execute(_ path: String, _ sql: String) {
         }
     }
 
-    @Test func badPathsAreRefusedBeforeSQLiteSeesThem() async throws {
-        try await withTemporaryDirectory { directory in
+    @Test func badPathsAreRefusedBeforeSQLiteSeesThem() async {
+        await withTemporaryDirectory { directory in
             let fifo = directory + "/fifo"
             mkfifo(fifo, 0o644)
             let empty = directory + "/empty.eventtree"
-            FileManager.default.createFile(atPath: empty, contents: Data())
+            _ = FileManager.default.createFile(atPath: empty, contents: Data())
             #expect(throws: JournalError.missing(path: directory + "/none")) { try JournalReader(path: directory + "/none") }
             #expect(throws: JournalError.notAFile(path: directory, kind: "a directory")) { try JournalReader(path: directory) }
             #expect(throws: JournalError.notAFile(path: fifo, kind: "a FIFO")) { try JournalReader(path: fifo) }
