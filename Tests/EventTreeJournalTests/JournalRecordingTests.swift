@@ -5,8 +5,9 @@ import Foundation
 import Testing
 
 @Suite struct JournalRecordingTests {
-    /// A session touching every kind of fact.
-    static func script(_ journal: Journal) throws {
+    /// A session touching every kind of fact. Returns the nodes, so that the caller decides
+    /// when they are released (and journaled as such).
+    static func script(_ journal: Journal) throws -> [EventNode] {
         let bus = EventBus(recorder: journal, appVersion: "1.2.3", process: "script")
         let app = EventNode("app", bus: bus)
         let a = EventNode("a", parent: app)
@@ -29,11 +30,13 @@ import Testing
         app.raise(Pong(), mode: .descend)            // b is released during delivery: its step is lost
         app.raise(NamedEvent("nobody"))              // a dead letter
         try journal.flush()
+        return [app, a]
     }
 
     @Test func everyFactReachesItsViewWithThePathsOfTheMoment() async throws {
         try await withTemporaryJournal { journal in
-            try Self.script(journal)
+            let nodes = try Self.script(journal)
+            defer { withExtendedLifetime(nodes) {} }
             let calls = try lines(journal.path, """
                 SELECT seq, event_id, event_type, node_path, phase, handler_label, outcome, error, answer
                 FROM delivery_history ORDER BY seq
