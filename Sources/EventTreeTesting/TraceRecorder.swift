@@ -52,6 +52,12 @@ public final class TraceRecorder: Recorder, @unchecked Sendable {
         return TraceRenderer(records: records).lines(after: since)
     }
 
+    /// The handler calls and undelivered steps since the last ``clear()``.
+    public var steps: [TraceStep] {
+        let since = lock.withLock { marker }
+        return TraceRenderer(records: records).steps(after: since)
+    }
+
     /// Only the `call …` and `undelivered …` lines of ``lines``, without their keyword.
     public var calls: [String] {
         lines.compactMap { line in

@@ -1,44 +1,54 @@
 import EventTree
+import EventTreeJournal
 
 /// Replays records in sequence order to print them with the names and paths that held
 /// when each happened.
 struct TraceRenderer {
     let records: [Record]
 
-    private var names: [NodeID: String] = [:]
-    private var parents: [NodeID: NodeID] = [:]
+    private var tree = JournalTree()
     private var handlers: [HandlerID: HandlerRegistration] = [:]
     private var events: [EventID: RaisedEvent] = [:]
-    /// Paths of released nodes, as they stood at release.
-    private var frozen: [NodeID: String] = [:]
 
     init(records: [Record]) {
         self.records = records
     }
 
+    /// One line per fact after `since` (matches and session facts have none).
     func lines(after since: Int) -> [String] {
         var renderer = self
-        var lines: [String] = []
-        for record in records {
+        return records.compactMap { record in
             let line = renderer.apply(record.fact)
-            if record.seq > since, let line { lines.append(line) }
+            return record.seq > since ? line : nil
         }
-        return lines
     }
 
-    private func path(_ node: NodeID) -> String {
-        if let path = frozen[node] { return path }
-        var parts: [String] = []
-        var current: NodeID? = node
-        while let id = current {
-            parts.append(names[id] ?? "?")
-            current = parents[id]
+    /// The handler calls and undelivered steps after `since`.
+    func steps(after since: Int) -> [TraceStep] {
+        var renderer = self
+        return records.compactMap { record in
+            _ = renderer.apply(record.fact)
+            guard record.seq > since else { return nil }
+            return renderer.step(record.fact)
         }
-        return parts.reversed().joined(separator: "/")
     }
 
+    private func path(_ node: NodeID) -> String { tree.path(of: node) }
     private func label(_ handler: HandlerID) -> String { handlers[handler]?.label ?? "?" }
     private func type(_ event: EventID?) -> String { event.flatMap { events[$0]?.typeName } ?? "?" }
+
+    private func step(_ fact: Fact) -> TraceStep? {
+        switch fact {
+        case let .handlerCalled(call):
+            TraceStep(
+                eventType: type(call.event), nodePath: path(call.node), phase: call.phase,
+                handlerLabel: label(call.handler), outcome: call.outcome.rawValue)
+        case let .stepUndelivered(event, node, phase, _):
+            TraceStep(eventType: type(event), nodePath: path(node), phase: phase, handlerLabel: nil, outcome: "undelivered")
+        default:
+            nil
+        }
+    }
 
     private func describe(_ status: RaiseStatus) -> String {
         switch status {
@@ -49,32 +59,30 @@ struct TraceRenderer {
         }
     }
 
-    /// Applies one fact to the model and returns its line, if it has one.
+    /// Applies one fact to the model and returns its line, if it has one. A tree change's
+    /// line names the path before the change, except for attach and move (the new path).
     private mutating func apply(_ fact: Fact) -> String? {
         switch fact {
         case .sessionStarted, .sessionEnded, .handlerMatched:
             return nil
         case let .nodeCreated(node, name):
-            names[node] = name
+            tree.apply(.created(name: name), to: node)
             return "create \(name)"
-        case let .nodeAttached(node, parent, _):
-            parents[node] = parent
+        case let .nodeAttached(node, parent, index):
+            tree.apply(.attached(parent: parent, index: index), to: node)
             return "attach \(path(node))"
-        case let .nodeMoved(node, parent, _):
-            parents[node] = parent
+        case let .nodeMoved(node, parent, index):
+            tree.apply(.moved(parent: parent, index: index), to: node)
             return "move \(path(node))"
         case let .nodeDetached(node, _):
-            let line = "detach \(path(node))"
-            parents[node] = nil
-            return line
+            defer { tree.apply(.detached, to: node) }
+            return "detach \(path(node))"
         case let .nodeRenamed(node, name):
-            let line = "rename \(path(node)) -> \(name)"
-            names[node] = name
-            return line
+            defer { tree.apply(.renamed(name: name), to: node) }
+            return "rename \(path(node)) -> \(name)"
         case let .nodeReleased(node):
-            let line = "release \(path(node))"
-            frozen[node] = path(node)
-            return line
+            defer { tree.apply(.released, to: node) }
+            return "release \(path(node))"
         case let .handlerAdded(registration):
             handlers[registration.id] = registration
             return "add \(registration.label) on \(path(registration.node))"
@@ -99,5 +107,34 @@ struct TraceRenderer {
         case let .unhandledError(event):
             return "unhandled error \(type(event))"
         }
+    }
+}
+
+/// One handler call (or undelivered step) of a trace, as the `delivery_history` view
+/// would show it.
+public struct TraceStep: Sendable, Hashable, CustomStringConvertible {
+    /// The type of the event delivered.
+    public let eventType: String
+    /// The node's path at the time.
+    public let nodePath: String
+    /// The step's phase.
+    public let phase: Phase
+    /// The handler called; `nil` for an undelivered step.
+    public let handlerLabel: String?
+    /// The `Outcome.Kind` case name, or `undelivered`.
+    public let outcome: String
+
+    /// Creates a step.
+    public init(eventType: String, nodePath: String, phase: Phase, handlerLabel: String?, outcome: String) {
+        self.eventType = eventType
+        self.nodePath = nodePath
+        self.phase = phase
+        self.handlerLabel = handlerLabel
+        self.outcome = outcome
+    }
+
+    /// `Type at path phase: label -> outcome`.
+    public var description: String {
+        "\(eventType) at \(nodePath) \(phase): \(handlerLabel ?? "-") -> \(outcome)"
     }
 }

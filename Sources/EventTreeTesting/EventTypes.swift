@@ -1,0 +1,43 @@
+import EventTree
+import Foundation
+
+/// The event types a live replay can rebuild from a journal's JSON payloads.
+///
+/// ```swift
+/// var types = EventTypes()
+/// types.register(LoggedIn.self)
+/// types.register(CurrentUser.self)   // a Request: re-raised with request(_:)
+/// ```
+public struct EventTypes: Sendable {
+    typealias Raiser = @Sendable (Data, EventNode, DeliveryMode, FailurePolicy) throws -> RaiseResult
+    private var raisers: [String: Raiser] = [:]
+
+    /// An empty registry: ``NamedEvent`` is always known.
+    public init() {
+        register(NamedEvent.self)
+    }
+
+    /// Registers an event type under its journal name.
+    public mutating func register<E: Event>(_ type: E.Type) {
+        raisers[E.eventTypeName] = { data, node, mode, policy in
+            node.raise(try JSONDecoder().decode(E.self, from: data), mode: mode, onFailure: policy)
+        }
+    }
+
+    /// Registers a request type; it is re-raised as a request.
+    public mutating func register<R: Request>(_ type: R.Type) {
+        raisers[R.eventTypeName] = { data, node, mode, policy in
+            node.request(try JSONDecoder().decode(R.self, from: data), mode: mode, onFailure: policy).raise
+        }
+    }
+
+    /// Decodes `payload` as the type named `typeName` and raises it at `node`.
+    ///
+    /// - Returns: `nil` when no type of that name is registered.
+    func raise(
+        typeName: String, payload: String, at node: EventNode, mode: DeliveryMode, policy: FailurePolicy
+    ) throws -> RaiseResult? {
+        guard let raiser = raisers[typeName] else { return nil }
+        return try raiser(Data(payload.utf8), node, mode, policy)
+    }
+}
