@@ -26,12 +26,16 @@ struct Delivery {
     let first: RaisedEvent
     /// The raise the route carries now (differs from `first` after a transform).
     private(set) var current: RaisedEvent
+    /// The value the route carries now, boxed under its type.
+    private(set) var box: AnyEventBox
+    /// The bus's number for the type of `box`.
+    private var typeIndex: Int
     /// The events a transform produced, in order.
     private var transforms: [EventID] = []
-    private var value: any Sendable
 
     private var stepIndex = -1
     private var stepCore: NodeCore?
+    private var stepPhase = Phase.target
     private var handlers: [HandlerEntry] = []
     private var handlerIndex = 0
     private var stopsAfterStep = false
@@ -46,7 +50,7 @@ struct Delivery {
 
     init(
         bus: EventBus, snapshot: Topology, generation: Int, route: [RouteStep<Int>], raised: RaisedEvent,
-        value: any Sendable, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
+        box: AnyEventBox, typeIndex: Int, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
         self.bus = bus
@@ -55,25 +59,13 @@ struct Delivery {
         self.route = route
         self.first = raised
         self.current = raised
-        self.value = value
+        self.box = box
+        self.typeIndex = typeIndex
         self.channel = raised.payload.channel
         self.policy = policy
         self.answerCheck = answerCheck
         self.batch = batch
         self.isOutermost = isOutermost
-    }
-
-    /// A handler call to make next.
-    struct Call {
-        let entry: HandlerEntry
-        let value: any Sendable
-        let context: HandlerContext
-    }
-
-    /// What a call produced.
-    enum CallResult: Sendable {
-        case outcome(Outcome)
-        case failed(any Error)
     }
 
     /// A raise a call requires before the route may continue.
@@ -85,25 +77,21 @@ struct Delivery {
     }
 
     /// Advances to the next handler that should be called, or returns `nil` when the
-    /// route is done.
-    mutating func nextCall() -> Call? {
+    /// route is done. ``context(for:)`` describes the call.
+    mutating func nextHandler() -> HandlerEntry? {
         while !isStopped {
             if handlerIndex < handlers.count, let core = stepCore {
-                let phase = route[stepIndex].phase
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
-                    let lost = handlers[handlerIndex...].count(where: { $0.expects(phase, channel, value) })
-                    record(.stepUndelivered(current.id, node: core.id, phase: phase, lostCalls: lost))
+                    let lost = handlers[handlerIndex...].count { $0.expects(stepPhase, channel, box, typeIndex: typeIndex) }
+                    record(.stepUndelivered(current.id, node: core.id, phase: stepPhase, lostCalls: lost))
                     handlers = []
                     continue
                 }
                 let entry = handlers[handlerIndex]
                 handlerIndex += 1
-                guard entry.listens(in: phase, channel: channel, to: value) else { continue }
-                let context = HandlerContext(
-                    eventID: current.id, origin: first.origin, nodeID: core.id, phase: phase,
-                    cause: current.cause, handler: entry.id, bus: bus, core: core)
-                return Call(entry: entry, value: value, context: context)
+                if entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex) { return entry }
+                continue
             }
             if stopsAfterStep { break }
             stepIndex += 1
@@ -114,12 +102,20 @@ struct Delivery {
         return nil
     }
 
+    /// What the handler about to be called is told.
+    func context(for entry: HandlerEntry) -> HandlerContext {
+        HandlerContext(
+            eventID: current.id, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
+            cause: current.cause, handler: entry.id, bus: bus, core: entry.core)
+    }
+
     /// Takes the handler list of the next step: the raise's snapshot while nothing has
     /// changed since, otherwise the live list (so a handler added during delivery runs
     /// from the next step on).
     private mutating func startStep() {
         let step = route[stepIndex]
         handlerIndex = 0
+        stepPhase = step.phase
         let core = snapshot.cores[step.node]
         if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
             stepCore = core
@@ -130,7 +126,7 @@ struct Delivery {
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
             if let core {
-                let lost = snapshot.handlers[step.node].count(where: { $0.expects(step.phase, channel, value) })
+                let lost = snapshot.handlers[step.node].count { $0.expects(step.phase, channel, box, typeIndex: typeIndex) }
                 record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostCalls: lost))
             }
             stepCore = nil
@@ -138,41 +134,33 @@ struct Delivery {
         }
     }
 
-    /// Applies what a call did; returns the raise that must run before the route goes on.
-    mutating func complete(_ call: Call, with result: CallResult, nanoseconds: Int) -> FollowUp? {
-        let context = call.context
-        let site = HandlerSite(
-            handler: call.entry.id, label: call.entry.registration.label, fileID: call.entry.registration.fileID,
-            line: call.entry.registration.line, node: context.nodeID, phase: context.phase)
-        switch result {
-        case .outcome(let outcome):
-            return apply(outcome, of: call, at: site, nanoseconds: nanoseconds)
-        case .failed(let error):
-            return fail(call, at: site, with: error, nanoseconds: nanoseconds)
-        }
+    /// Where `entry` is acting now.
+    private func site(_ entry: HandlerEntry) -> HandlerSite {
+        HandlerSite(
+            handler: entry.id, label: entry.registration.label, fileID: entry.registration.fileID,
+            line: entry.registration.line, node: entry.core.id, phase: stepPhase)
     }
 
-    private mutating func apply(_ outcome: Outcome, of call: Call, at site: HandlerSite, nanoseconds: Int) -> FollowUp? {
+    /// Applies what a call returned; returns the raise that must run before the route goes on.
+    mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, nanoseconds: Int) -> FollowUp? {
         var detail: HandlerCall.Detail?
         var followUp: FollowUp?
         switch outcome {
-        case .ignored:
-            break
-        case .handled:
+        case .ignored, .handled:
             break
         case .consumed:
             stopsAfterStep = true
-            stop = stop ?? .consumed(by: site)
+            if stop == nil { stop = .consumed(by: site(entry)) }
         case .consumedImmediately:
             isStopped = true
-            stop = stop ?? .consumed(by: site)
+            if stop == nil { stop = .consumed(by: site(entry)) }
         case .transformed(let event):
             if channel == .errors {
                 isStopped = true
-                stop = .consumed(by: site)
-                followUp = .convert(event, at: call.context.core, cause: current.id)
+                stop = .consumed(by: site(entry))
+                followUp = .convert(event, at: entry.core, cause: current.id)
             } else {
-                recordCall(call, outcome: .transformed, nanoseconds: nanoseconds, detail: nil)
+                recordCall(entry, outcome: .transformed, nanoseconds: nanoseconds, detail: nil)
                 acted = true
                 actedWithoutFailing = true
                 transform(into: event)
@@ -180,23 +168,23 @@ struct Delivery {
             }
         case .answered(let value):
             if let failure = answerError(for: value) {
-                return fail(call, at: site, with: failure, nanoseconds: nanoseconds)
+                return fail(entry, with: failure, nanoseconds: nanoseconds)
             }
             isStopped = true
-            stop = .answered(by: site)
+            stop = .answered(by: site(entry))
             answer = value
             detail = .answer(value)
         }
-        if outcome.kind.isActing {
+        if case .ignored = outcome {} else {
             acted = true
             actedWithoutFailing = true
         }
-        recordCall(call, outcome: outcome.kind, nanoseconds: nanoseconds, detail: detail)
+        if batch != nil { recordCall(entry, outcome: outcome.kind, nanoseconds: nanoseconds, detail: detail) }
         return followUp
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        guard let answerCheck, value is any Request else { return .notARequest(eventType: current.typeName) }
+        guard let answerCheck, box.anyValue is any Request else { return .notARequest(eventType: current.typeName) }
         guard answerCheck(answer) else {
             return .wrongAnswerType(eventType: current.typeName, answerType: String(describing: type(of: answer)))
         }
@@ -204,33 +192,31 @@ struct Delivery {
     }
 
     /// Records a failed call; on the event channel its error must then be raised.
-    private mutating func fail(
-        _ call: Call, at site: HandlerSite, with error: any Error, nanoseconds: Int
-    ) -> FollowUp? {
+    mutating func fail(_ entry: HandlerEntry, with error: any Error, nanoseconds: Int) -> FollowUp? {
         acted = true
-        let failure = HandlerFailure(site: site, message: String(describing: error))
+        let failure = HandlerFailure(site: site(entry), message: String(describing: error))
         if firstFailure == nil { firstFailure = failure }
         if policy == .stop {
             isStopped = true
-            stop = stop ?? .failed(failure)
+            if stop == nil { stop = .failed(failure) }
         }
-        recordCall(call, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
-        return channel == .events ? .reportError(error, at: call.context.core, cause: current.id) : nil
+        recordCall(entry, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
+        return channel == .events ? .reportError(error, at: entry.core, cause: current.id) : nil
     }
 
     /// From the next handler on, the route carries `event` under a new id.
     private mutating func transform(into event: any Event) {
-        let raised = bus.openTransform(of: current, into: event, batch: batch)
+        let (raised, box, typeIndex) = bus.openTransform(of: current, into: event, batch: batch)
         transforms.append(raised.id)
         current = raised
-        value = event
+        self.box = box
+        self.typeIndex = typeIndex
     }
 
-    private func recordCall(_ call: Call, outcome: Outcome.Kind, nanoseconds: Int, detail: HandlerCall.Detail?) {
+    private func recordCall(_ entry: HandlerEntry, outcome: Outcome.Kind, nanoseconds: Int, detail: HandlerCall.Detail?) {
         guard let batch else { return }
-        let context = call.context
         batch.records.append(Record(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
-            event: current.id, node: context.nodeID, phase: context.phase, handler: call.entry.id,
+            event: current.id, node: entry.core.id, phase: stepPhase, handler: entry.id,
             outcome: outcome, nanoseconds: nanoseconds, detail: detail))))
     }
 
@@ -259,9 +245,11 @@ struct Delivery {
     /// its result.
     func finish() -> RaiseResult {
         let status = status
-        record(.raiseFinished(first.id, status: status))
-        for id in transforms { record(.raiseFinished(id, status: status)) }
-        if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
+        if batch != nil {
+            record(.raiseFinished(first.id, status: status))
+            for id in transforms { record(.raiseFinished(id, status: status)) }
+            if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
+        }
         return RaiseResult(eventID: first.id, finalEventID: current.id, status: status, answer: answer)
     }
 }
@@ -275,11 +263,11 @@ extension RaisedEvent.Payload {
         }
     }
 
-    /// The raised value as handlers receive it.
-    var value: any Sendable {
+    /// The value boxed under its dynamic type.
+    func makeBox() -> AnyEventBox {
         switch self {
-        case .event(let event): event
-        case .error(let error): error
+        case .event(let event): EventTree.makeBox(event)
+        case .error(let error): EventTree.makeBox(error)
         }
     }
 }

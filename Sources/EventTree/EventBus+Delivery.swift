@@ -6,7 +6,7 @@ extension EventBus {
         _ payload: RaisedEvent.Payload, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy,
         answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?, inherited: RecordBatch??
     ) -> Delivery {
-        let value = payload.value
+        let box = payload.makeBox()
         let channel = payload.channel
         let outer = inherited == nil ? DeliveryStack.current.innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
@@ -14,22 +14,22 @@ extension EventBus {
         let recording = recorder != nil && !state.isEnded
         let batch = inherited ?? outer?.batch ?? (recording ? RecordBatch() : nil)
         var log = FactLog(sequence: sequence, isRecording: batch != nil)
-        let typeName = state.typeName(of: value, channel: channel, naming: { payload.typeName }, log: &log)
+        let type = state.typeInfo(of: box, channel: channel, naming: { payload.typeName }, log: &log)
         let snapshot = state.topology
         let generation = generation.load(ordering: .relaxed)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
-            id: id, typeName: typeName, payload: payload, origin: origin.id, mode: mode,
+            id: id, typeName: type.name, payload: payload, origin: origin.id, mode: mode,
             cause: explicitCause ?? outer?.eventID, transformedFrom: nil, policy: policy)
         log.record(.raised(raised), numbered: id.rawValue)
         let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
         lock.unlock()
-        batch?.records.append(contentsOf: log.records)
+        if let batch, !log.records.isEmpty { batch.records.append(contentsOf: log.records) }
 
         let route: [RouteStep<Int>]
         if isLive {
-            route = Router.route(
-                from: origin.slot, mode: mode, in: LiveRouteTree(topology: snapshot, value: value, channel: channel))
+            let tree = LiveRouteTree(topology: snapshot, box: box, typeIndex: type.index, channel: channel)
+            route = Router.route(from: origin.slot, mode: mode, in: tree)
         } else {
             // Raised at a released node: nothing can be reached from it.
             route = []
@@ -37,34 +37,26 @@ extension EventBus {
                 seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostCalls: 0)))
         }
         return Delivery(
-            bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, value: value,
-            policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+            bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, box: box,
+            typeIndex: type.index, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
-    /// origin, mode and cause.
-    func openTransform(of old: RaisedEvent, into event: any Event, batch: RecordBatch?) -> RaisedEvent {
+    /// origin, mode, cause and policy.
+    func openTransform(of old: RaisedEvent, into event: any Event, batch: RecordBatch?) -> (RaisedEvent, AnyEventBox, Int) {
         let payload = RaisedEvent.Payload.event(event)
-        let raised: RaisedEvent = mutateRecording(into: batch) { state, log in
-            let name = state.typeName(of: event, channel: .events, naming: { payload.typeName }, log: &log)
-            let id = EventID(rawValue: log.takeNumber())
-            let raised = RaisedEvent(
-                id: id, typeName: name, payload: payload, origin: old.origin, mode: old.mode,
-                cause: old.cause, transformedFrom: old.id, policy: old.policy)
-            log.record(.raised(raised), numbered: id.rawValue)
-            return raised
-        }
-        return raised
-    }
-
-    /// Like ``mutate(_:)`` but records into a delivery's batch (or nowhere).
-    private func mutateRecording<T>(into batch: RecordBatch?, _ change: (inout State, inout FactLog) -> T) -> T {
+        let box = payload.makeBox()
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil)
-        let result = change(&state, &log)
+        let type = state.typeInfo(of: box, channel: .events, naming: { payload.typeName }, log: &log)
+        let id = EventID(rawValue: log.takeNumber())
+        let raised = RaisedEvent(
+            id: id, typeName: type.name, payload: payload, origin: old.origin, mode: old.mode,
+            cause: old.cause, transformedFrom: old.id, policy: old.policy)
+        log.record(.raised(raised), numbered: id.rawValue)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
-        return result
+        return (raised, box, type.index)
     }
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
@@ -95,14 +87,24 @@ extension EventBus {
             payload, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
         let stack = DeliveryStack.current
-        stack.frames.append(.init(bus: ObjectIdentifier(self), eventID: delivery.current.id, batch: delivery.batch))
+        var eventID = delivery.current.id
+        stack.frames.append(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
         let depth = stack.frames.count - 1
-        while let call = delivery.nextCall() {
-            let started = delivery.isRecording ? monotonicNanoseconds() : 0
-            let result = call.runSynchronously(onMainActor: onMainActor)
-            let elapsed = delivery.isRecording ? monotonicNanoseconds() - started : 0
-            let followUp = delivery.complete(call, with: result, nanoseconds: elapsed)
-            stack.frames[depth].eventID = delivery.current.id
+        let timed = delivery.isRecording
+        while let entry = delivery.nextHandler() {
+            let context = delivery.context(for: entry)
+            let started = timed ? monotonicNanoseconds() : 0
+            let followUp: Delivery.FollowUp?
+            do {
+                let outcome = try entry.call(delivery.box, context, onMainActor: onMainActor)
+                followUp = delivery.complete(entry, with: outcome, nanoseconds: timed ? monotonicNanoseconds() - started : 0)
+            } catch {
+                followUp = delivery.fail(entry, with: error, nanoseconds: timed ? monotonicNanoseconds() - started : 0)
+            }
+            if delivery.current.id != eventID {
+                eventID = delivery.current.id
+                stack.frames[depth].eventID = eventID
+            }
             switch followUp {
             case let .reportError(error, node, cause)?:
                 _ = deliver(
@@ -130,12 +132,17 @@ extension EventBus {
         var delivery = begin(
             payload, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
-        while let call = delivery.nextCall() {
+        while let entry = delivery.nextHandler() {
             let frame = DeliveryStack.Frame(
                 bus: ObjectIdentifier(self), eventID: delivery.current.id, batch: delivery.batch)
-            let timed = delivery.isRecording
-            let (result, elapsed) = await call.runAwaiting(in: frame, timed: timed)
-            switch delivery.complete(call, with: result, nanoseconds: elapsed) {
+            let (result, elapsed) = await entry.callAwaiting(
+                delivery.box, delivery.context(for: entry), in: frame, timed: delivery.isRecording)
+            let followUp: Delivery.FollowUp?
+            switch result {
+            case .success(let outcome): followUp = delivery.complete(entry, with: outcome, nanoseconds: elapsed)
+            case .failure(let error): followUp = delivery.fail(entry, with: error, nanoseconds: elapsed)
+            }
+            switch followUp {
             case let .reportError(error, node, cause)?:
                 _ = await deliverAsync(.error(error), at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
             case let .convert(event, node, cause)?:
@@ -148,52 +155,29 @@ extension EventBus {
     }
 }
 
-extension Delivery.Call {
-    /// Calls the handler on this thread. A main-actor handler runs only when the raise was
-    /// made on the main actor; otherwise the call fails with
-    /// ``DeliveryError/isolatedHandler(label:)``.
-    func runSynchronously(onMainActor: Bool) -> Delivery.CallResult {
-        switch entry.body {
-        case .anyThread(let body):
-            return Self.capture { try body(value, context) }
-        case .mainActor(let body):
-            guard onMainActor else {
-                return .failed(DeliveryError.isolatedHandler(label: entry.registration.label))
-            }
-            return MainActor.assumeIsolated { Self.capture { try body(value, context) } }
-        }
-    }
-
+extension HandlerEntry {
     /// Calls the handler where it must run (hopping to the main actor for main-actor
-    /// handlers), with `frame` as this thread's innermost delivery during the call.
-    func runAwaiting(in frame: DeliveryStack.Frame, timed: Bool) async -> (Delivery.CallResult, Int) {
-        let value = value
-        let context = context
-        switch entry.body {
+    /// handlers), with `frame` as that thread's innermost delivery during the call.
+    func callAwaiting(
+        _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, timed: Bool
+    ) async -> (Result<Outcome, any Error>, Int) {
+        switch body {
         case .anyThread(let body):
-            return Self.timed(timed, in: frame) { try body(value, context) }
+            return Self.run(timed, in: frame) { try body(box, context) }
         case .mainActor(let body):
-            return await MainActor.run { Self.timed(timed, in: frame) { try body(value, context) } }
+            return await MainActor.run { Self.run(timed, in: frame) { try body(box, context) } }
         }
     }
 
-    private static func timed(
+    private static func run(
         _ timed: Bool, in frame: DeliveryStack.Frame, _ body: () throws -> Outcome
-    ) -> (Delivery.CallResult, Int) {
+    ) -> (Result<Outcome, any Error>, Int) {
         let stack = DeliveryStack.current
         stack.frames.append(frame)
         defer { stack.frames.removeLast() }
         let started = timed ? monotonicNanoseconds() : 0
-        let result = capture(body)
+        let result = Result { try body() }
         return (result, timed ? monotonicNanoseconds() - started : 0)
-    }
-
-    private static func capture(_ body: () throws -> Outcome) -> Delivery.CallResult {
-        do {
-            return .outcome(try body())
-        } catch {
-            return .failed(error)
-        }
     }
 }
 

@@ -5,34 +5,40 @@ extension EventBus {
         var isEnded = false
         var deadLetterHook: (@Sendable (RaisedEvent) -> Void)?
         var unhandledErrorHook: (@Sendable (RaisedEvent) -> Void)?
-        /// Type names of the event and error types raised so far, by channel and type.
-        var typeNames: [TypeKey: String] = [:]
-        /// The types raised so far, each with its first value, for matching new handlers
-        /// against them (matching is a dynamic cast of a value).
-        var seenTypes: [(key: TypeKey, sample: any Sendable, name: String)] = []
+        /// The event and error types raised so far, by channel and box type.
+        var types: [TypeKey: TypeInfo] = [:]
+        /// The same, in the order first seen, each with its first value (matching new
+        /// handlers against them is a dynamic cast of a value).
+        var seenTypes: [(channel: HandlerRegistration.Channel, sample: AnyEventBox, info: TypeInfo)] = []
 
         struct TypeKey: Hashable {
-            let type: ObjectIdentifier
+            let box: ObjectIdentifier
             let channel: HandlerRegistration.Channel
         }
 
-        /// The journal name of `value`'s type on `channel`; on the first meeting, records
-        /// which live handlers match it.
-        mutating func typeName(
-            of value: any Sendable, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
-        ) -> String {
-            let key = TypeKey(type: ObjectIdentifier(Swift.type(of: value)), channel: channel)
-            if let name = typeNames[key] { return name }
-            let name = naming()
-            typeNames[key] = name
-            seenTypes.append((key, value, name))
+        /// A raised type: its journal name and a small number (handlers cache their
+        /// verdict for it under that number).
+        struct TypeInfo {
+            let name: String
+            let index: Int
+        }
+
+        /// The journal name and number of `box`'s type on `channel`; on the first meeting,
+        /// records which live handlers match it.
+        mutating func typeInfo(
+            of box: AnyEventBox, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
+        ) -> TypeInfo {
+            let key = TypeKey(box: ObjectIdentifier(Swift.type(of: box)), channel: channel)
+            if let info = types[key] { return info }
+            let info = TypeInfo(name: naming(), index: seenTypes.count)
+            types[key] = info
+            seenTypes.append((channel, box, info))
             for list in topology.handlers {
-                for entry in list where entry.registration.channel == channel && entry.registration.eventType != nil
-                    && entry.matches(value) {
-                    log.record(.handlerMatched(entry.id, eventType: name))
+                for entry in list where entry.channel == channel && entry.registration.eventType != nil && entry.matches(box) {
+                    log.record(.handlerMatched(entry.id, eventType: info.name))
                 }
             }
-            return name
+            return info
         }
     }
 }

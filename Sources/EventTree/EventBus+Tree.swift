@@ -82,8 +82,7 @@ extension EventBus {
     /// Registers a handler on `core`.
     func addHandler(
         on core: NodeCore, label: String, eventType: String?, channel: HandlerRegistration.Channel,
-        phases: Phases, fileID: String, line: Int,
-        matches: @escaping @Sendable (any Sendable) -> Bool, body: HandlerEntry.Body
+        phases: Phases, fileID: String, line: Int, matching: HandlerEntry.Matching, body: HandlerEntry.Body
     ) -> HandlerToken {
         mutate { state, log in
             let id = HandlerID(rawValue: log.takeNumber())
@@ -91,7 +90,7 @@ extension EventBus {
                 id: id, node: core.id, label: label, eventType: eventType, channel: channel,
                 phases: phases, fileID: fileID, line: line)
             log.record(.handlerAdded(registration), numbered: id.rawValue)
-            let entry = HandlerEntry(registration: registration, core: core, matches: matches, body: body)
+            let entry = HandlerEntry(registration: registration, core: core, matching: matching, body: body)
             if core.isReleased {
                 // A released node keeps no handlers; the registration is journaled and
                 // removed at once so that the history stays complete.
@@ -101,8 +100,8 @@ extension EventBus {
                 state.topology.handlers[core.slot].append(entry)
                 generation.add(1, ordering: .releasing)
                 if eventType != nil {
-                    for seen in state.seenTypes where seen.key.channel == channel && matches(seen.sample) {
-                        log.record(.handlerMatched(id, eventType: seen.name))
+                    for seen in state.seenTypes where seen.channel == channel && entry.matches(seen.sample) {
+                        log.record(.handlerMatched(id, eventType: seen.info.name))
                     }
                 }
             }

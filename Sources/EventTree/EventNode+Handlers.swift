@@ -15,14 +15,14 @@ extension EventNode {
     ///   - handler: Returns what it did; throwing records a failure and raises the error.
     /// - Returns: A token that removes exactly this handler.
     @discardableResult
-    public func on<E>(
+    public func on<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matches: { $0 is E }, body: .anyThread { value, context in try handler(value as! E, context) })
+            line: line, matching: .type(E.self), body: .anyThread { box, context in try handler(unbox(box, as: E.self), context) })
     }
 
     /// Registers a main-actor handler for events of type `type`.
@@ -30,14 +30,14 @@ extension EventNode {
     /// A synchronous raise calls it only on the main thread (elsewhere the call is
     /// recorded as failed); ``raiseAsync(_:mode:onFailure:)`` awaits it in route order.
     @discardableResult
-    public func onMainActor<E>(
+    public func onMainActor<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matches: { $0 is E }, body: .mainActor { value, context in try handler(value as! E, context) })
+            line: line, matching: .type(E.self), body: .mainActor { box, context in try handler(unbox(box, as: E.self), context) })
     }
 
     /// Registers a handler for every event and request (never errors: they have their own
@@ -49,7 +49,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .events, phases: phases, label: label, fileID: fileID, line: line,
-            matches: { _ in true }, body: .anyThread { value, context in try handler(value as! any Event, context) })
+            matching: .any(), body: .anyThread { box, context in try handler(box.anyValue as! any Event, context) })
     }
 
     /// Registers an error handler: it sees errors of type `type` reported at or below
@@ -67,8 +67,8 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
-            fileID: fileID, line: line, matches: { $0 is E },
-            body: .anyThread { value, context in try handler(value as! E, context) })
+            fileID: fileID, line: line, matching: .type(E.self),
+            body: .anyThread { box, context in try handler(unbox(box, as: E.self), context) })
     }
 
     /// Registers an error handler for every error reported at or below this node.
@@ -80,16 +80,16 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .errors, phases: phases, label: label, fileID: fileID, line: line,
-            matches: { _ in true }, body: .anyThread { value, context in try handler(value as! any Error, context) })
+            matching: .any(), body: .anyThread { box, context in try handler(box.anyValue as! any Error, context) })
     }
 
     private func register(
         typeName: String?, channel: HandlerRegistration.Channel, phases: Phases, label: String?, fileID: String,
-        line: Int, matches: @escaping @Sendable (any Sendable) -> Bool, body: HandlerEntry.Body
+        line: Int, matching: HandlerEntry.Matching, body: HandlerEntry.Body
     ) -> HandlerToken {
         bus.addHandler(
             on: core, label: label ?? "\(typeName ?? (channel == .errors ? "error" : "any")) handler",
             eventType: typeName, channel: channel, phases: phases, fileID: fileID, line: line,
-            matches: matches, body: body)
+            matching: matching, body: body)
     }
 }

@@ -1,50 +1,111 @@
 import Synchronization
 
 /// A registered handler as the bus keeps it: its description, its type test and its
-/// type-erased body.
+/// type-erased body. The fields a step reads for every handler are stored flat.
 final class HandlerEntry: Sendable {
     let registration: HandlerRegistration
     /// The node it is registered on.
     let core: NodeCore
-    /// Whether a value is for this handler: a dynamic cast, so protocol-typed handlers
-    /// match every conforming type.
-    let matches: @Sendable (any Sendable) -> Bool
+    let id: HandlerID
+    let channel: HandlerRegistration.Channel
+    let phases: Phases
+    /// How the handler decides whether a value is for it.
+    let matching: Matching
     let body: Body
     /// Set when the handler is removed; checked before every call, so a handler removed
     /// during delivery is never called again, not even in the current step.
     let removed = Atomic<Bool>(false)
+    /// The last slow-path verdict: `(typeIndex + 1) << 1 | matched`, 0 when none. Matching
+    /// depends only on the value's type, so it is computed once per type (benign races:
+    /// every writer stores the same verdict for a type).
+    private let verdict = Atomic<Int>(0)
 
-    init(
-        registration: HandlerRegistration, core: NodeCore,
-        matches: @escaping @Sendable (any Sendable) -> Bool, body: Body
-    ) {
+    init(registration: HandlerRegistration, core: NodeCore, matching: Matching, body: Body) {
         self.registration = registration
         self.core = core
-        self.matches = matches
+        id = registration.id
+        channel = registration.channel
+        phases = registration.phases
+        self.matching = matching
         self.body = body
     }
 
-    var id: HandlerID { registration.id }
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
 
-    /// Whether the handler would have been called in a step of `phase` carrying `value`,
+    /// How a handler matches values.
+    struct Matching: Sendable {
+        /// Every value of its channel.
+        let all: Bool
+        /// The box class of the exact type it was registered for (a pointer comparison).
+        let exactBox: ObjectIdentifier?
+        /// The dynamic cast, for values of other types (protocols, subclasses).
+        let cast: @Sendable (AnyEventBox) -> Bool
+
+        static func any() -> Matching { Matching(all: true, exactBox: nil, cast: { _ in true }) }
+
+        static func type<E: Sendable>(_ type: E.Type) -> Matching {
+            Matching(all: false, exactBox: ObjectIdentifier(EventBox<E>.self), cast: { $0.anyValue is E })
+        }
+    }
+
+    /// Whether `box` (whose type the bus numbered `typeIndex`) is for this handler.
+    @inline(__always)
+    func matches(_ box: AnyEventBox, typeIndex: Int) -> Bool {
+        if matching.all || ObjectIdentifier(type(of: box)) == matching.exactBox { return true }
+        let cached = verdict.load(ordering: .relaxed)
+        if cached >> 1 == typeIndex + 1 { return cached & 1 == 1 }
+        let result = matching.cast(box)
+        verdict.store((typeIndex + 1) << 1 | (result ? 1 : 0), ordering: .relaxed)
+        return result
+    }
+
+    /// Whether `box` is for this handler, without the cache (for rare paths).
+    func matches(_ box: AnyEventBox) -> Bool {
+        matching.all || ObjectIdentifier(type(of: box)) == matching.exactBox || matching.cast(box)
+    }
+
+    /// Whether the handler would have been called in a step of `phase` carrying `box`,
     /// removed or not (for counting the calls a released node lost).
-    func expects(_ phase: Phase, _ channel: HandlerRegistration.Channel, _ value: any Sendable) -> Bool {
-        registration.channel == channel && registration.phases.contains(phase) && matches(value)
+    func expects(_ phase: Phase, _ channel: HandlerRegistration.Channel, _ box: AnyEventBox, typeIndex: Int) -> Bool {
+        self.channel == channel && phases.contains(phase) && matches(box, typeIndex: typeIndex)
     }
 
-    /// Whether the handler takes part in a step of `phase` carrying `value`.
-    func listens(in phase: Phase, channel: HandlerRegistration.Channel, to value: any Sendable) -> Bool {
-        registration.channel == channel && registration.phases.contains(phase) && !isRemoved && matches(value)
+    /// Whether the handler takes part in a step of `phase` carrying `box`.
+    @inline(__always)
+    func listens(in phase: Phase, channel: HandlerRegistration.Channel, to box: AnyEventBox, typeIndex: Int) -> Bool {
+        self.channel == channel && phases.contains(phase) && !isRemoved && matches(box, typeIndex: typeIndex)
     }
 
-    /// A handler's code, erased to take any value. It is only called with values that
-    /// ``matches`` accepted.
+    /// Calls the handler on this thread. A main-actor handler runs only when the raise
+    /// was made on the main actor; otherwise the call fails with
+    /// ``DeliveryError/isolatedHandler(label:)``.
+    @inline(__always)
+    func call(_ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool) throws -> Outcome {
+        switch body {
+        case .anyThread(let body):
+            return try body(box, context)
+        case .mainActor(let body):
+            guard onMainActor else { throw DeliveryError.isolatedHandler(label: registration.label) }
+            return try MainActor.assumeIsolated { try body(box, context) }
+        }
+    }
+
+    /// A handler's code, erased to take any boxed value. It is only called with boxes that
+    /// ``matches(_:typeIndex:)`` accepted.
     enum Body: Sendable {
         /// Runs on whichever thread raises.
-        case anyThread(@Sendable (any Sendable, HandlerContext) throws -> Outcome)
+        case anyThread(@Sendable (AnyEventBox, HandlerContext) throws -> Outcome)
         /// Runs on the main actor: called directly by a synchronous raise on the main
-        /// thread, awaited by an async raise, refused (as a failed call) otherwise.
-        case mainActor(@MainActor @Sendable (any Sendable, HandlerContext) throws -> Outcome)
+        /// actor, awaited by an async raise, refused (as a failed call) otherwise.
+        case mainActor(@MainActor @Sendable (AnyEventBox, HandlerContext) throws -> Outcome)
     }
+}
+
+/// Reads a boxed value as `E`: without a cast when the box holds exactly `E`.
+@inline(__always)
+func unbox<E: Sendable>(_ box: AnyEventBox, as type: E.Type) -> E {
+    if ObjectIdentifier(Swift.type(of: box)) == ObjectIdentifier(EventBox<E>.self) {
+        return unsafeDowncast(box, to: EventBox<E>.self).value
+    }
+    return box.anyValue as! E
 }

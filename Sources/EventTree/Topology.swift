@@ -68,7 +68,8 @@ struct Topology {
 /// event's type listen in the propagate phase.
 struct LiveRouteTree: RouteTree {
     let topology: Topology
-    let value: any Sendable
+    let box: AnyEventBox
+    let typeIndex: Int
     let channel: HandlerRegistration.Channel
 
     func parent(of node: Int) -> Int? {
@@ -79,6 +80,6 @@ struct LiveRouteTree: RouteTree {
     func children(of node: Int) -> [Int] { topology.children[node] }
 
     func hasPropagateHandler(at node: Int) -> Bool {
-        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: value) }
+        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: box, typeIndex: typeIndex) }
     }
 }

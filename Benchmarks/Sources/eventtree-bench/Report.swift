@@ -1,0 +1,78 @@
+import Foundation
+
+/// The printed report: target rows with ok/MISS, workload rows, scaling rows.
+struct Report {
+    struct Target {
+        let measure: String
+        let ours: String
+        let baseline: String
+        let ratio: String
+        let floor: String
+        let target: String
+        /// `ok`, `MISS`, or `n/a`.
+        let status: String
+    }
+
+    var targets: [Target] = []
+    var workloads: [[String]] = []
+    var scaling: [[String]] = []
+    var counts: [[String]] = []
+    /// Deterministic checks that failed (CI fails on these, never on time).
+    var countFailures: [String] = []
+
+    /// Adds a target row from a comparison; `lowerIsBetter` when the ratio is a cost.
+    mutating func target(
+        _ measure: String, _ comparison: Comparison, ours: (Double) -> String, baseline: (Double) -> String,
+        floor: Double, target: Double, lowerIsBetter: Bool
+    ) {
+        let ratios = comparison.ratios
+        let middle = median(ratios)
+        let holds = lowerIsBetter ? middle <= floor : middle >= floor
+        let sign = lowerIsBetter ? "≤" : "≥"
+        targets.append(Target(
+            measure: measure, ours: ours(median(comparison.ours)), baseline: baseline(median(comparison.baseline)),
+            ratio: String(format: "%.2f× (%.2f–%.2f)", middle, ratios.min() ?? 0, ratios.max() ?? 0),
+            floor: String(format: "%@ %.2f×", sign, floor), target: String(format: "%@ %.2f×", sign, target),
+            status: holds ? "ok" : "MISS"))
+    }
+
+    mutating func check(_ name: String, value: Double, atMost limit: Double) {
+        let holds = value <= limit
+        counts.append([name, String(format: "%.3f", value), String(format: "≤ %.3f", limit), holds ? "ok" : "MISS"])
+        if !holds { countFailures.append("\(name) = \(value), above \(limit)") }
+    }
+
+    mutating func check(_ name: String, value: Int, equals expected: Int) {
+        let holds = value == expected
+        counts.append([name, String(value), "= \(expected)", holds ? "ok" : "MISS"])
+        if !holds { countFailures.append("\(name) = \(value), expected \(expected)") }
+    }
+
+    func printed() -> String {
+        var text = "\nTargets (ratios of medians taken pair by pair within this run; ok/MISS against the floor)\n"
+        text += table(
+            ["measure", "ours", "baseline", "ratio (min–max)", "floor", "target", ""],
+            targets.map { [$0.measure, $0.ours, $0.baseline, $0.ratio, $0.floor, $0.target, $0.status] })
+        if !counts.isEmpty {
+            text += "\nDeterministic counts (checked in CI)\n" + table(["count", "value", "limit", ""], counts)
+        }
+        if !workloads.isEmpty {
+            text += "\nWorkloads (median time per raise and per handler call)\n"
+            text += table(["workload", "recorder", "calls/raise", "per raise", "per call"], workloads)
+        }
+        if !scaling.isEmpty {
+            text += "\nScaling (journal of N steps)\n"
+            text += table(["steps", "writer steps/s", "bytes/step", "scan rows/s", "replay rows/s", "explain", "query", "replay peak MiB"], scaling)
+        }
+        return text
+    }
+
+    private func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,67 @@
+// eventtree-bench: EventTree side by side with what users would use instead, in one run.
+//
+//   swift run -c release --package-path Benchmarks eventtree-bench            full run (~10 min)
+//   swift run -c release --package-path Benchmarks eventtree-bench --quick    smoke pass (CI)
+//   … --filter writer       only the measures whose name contains "writer"
+//   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
+import EventTree
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+if let steps = option("--scaling-child").flatMap(Int.init) {
+    try Scaling.child(steps: steps)
+    exit(0)
+}
+
+// Profiling hooks: one workload in a loop, for valgrind --tool=callgrind.
+if let what = option("--profile") {
+    let count = option("--count").flatMap(Int.init) ?? 100_000
+    switch what {
+    case "delivery":
+        let node = flatNode(on: EventBus())
+        for index in 0..<count { node.raise(Ping(n: index)) }
+    case "recorded":
+        let node = flatNode(on: EventBus(recorder: BatchRecorder()))
+        for index in 0..<count { node.raise(Ping(n: index)) }
+    case "writer":
+        let batches = recordedBatches(steps: count * 10)
+        _ = try writeBatches(batches, to: freshPath("profile.eventtree"))
+    case "replay":
+        let path = freshPath("profile-replay.eventtree")
+        _ = try writeBatches(recordedBatches(steps: count * 10), to: path)
+        _ = try fullReplay(path)
+    default:
+        print("unknown profile \(what)")
+    }
+    exit(0)
+}
+
+let quick = arguments.contains("--quick")
+let filter = option("--filter")
+let maxExponent = option("--scale").flatMap(Int.init) ?? (quick ? 4 : 6)
+print(machineLine())
+print(quick ? "mode: --quick (smoke pass: few rounds, small sizes; ratios are indicative only)" : "mode: full")
+
+var targets = Targets(rounds: quick ? 2 : 5, steps: quick ? 20_000 : 200_000, report: Report())
+try targets.runAll(filter: filter)
+var report = targets.report
+
+if filter == nil || "workloads".localizedCaseInsensitiveContains(filter!) {
+    for workload in Workload.all where !quick || workload.name.hasPrefix("flat") || workload.name.hasPrefix("chain 8 ") {
+        try workload.measure(budget: quick ? 2_000 : 100_000, rounds: quick ? 1 : 3, into: &report)
+    }
+}
+if filter == nil || "scaling".localizedCaseInsensitiveContains(filter!) {
+    try Scaling.run(exponents: (quick ? 3 : 4)...maxExponent, into: &report)
+}
+
+print(report.printed())
+try? FileManager.default.removeItem(atPath: scratch)
+if !report.countFailures.isEmpty {
+    print("deterministic counts out of bounds:\n" + report.countFailures.map { "  " + $0 }.joined(separator: "\n"))
+    exit(1)
+}
