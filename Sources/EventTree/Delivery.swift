@@ -68,8 +68,9 @@ struct Delivery {
         self.isOutermost = isOutermost
     }
 
-    /// A raise a call requires before the route may continue.
-    enum FollowUp {
+    /// A raise a call requires before the route may continue. Indirect, so that the
+    /// common "none" costs no copying.
+    indirect enum FollowUp {
         /// A handler threw: the error is raised at once from its node, on the error channel.
         case reportError(any Error, at: NodeCore, cause: EventID)
         /// An error handler converted the error into `event`, raised from its node in bubble mode.
@@ -106,7 +107,7 @@ struct Delivery {
     func context(for entry: HandlerEntry) -> HandlerContext {
         HandlerContext(
             eventID: current.id, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
-            cause: current.cause, handler: entry.id, bus: bus, core: entry.core)
+            cause: current.cause, handler: entry.id, core: entry.core)
     }
 
     /// Takes the handler list of the next step: the raise's snapshot while nothing has

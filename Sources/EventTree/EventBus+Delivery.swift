@@ -61,10 +61,11 @@ extension EventBus {
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
     /// delivery's records to the recorder.
-    func end(_ delivery: Delivery) -> RaiseResult {
+    func end(_ delivery: borrowing Delivery) -> RaiseResult {
         let result = delivery.finish()
         if delivery.isUnattended {
-            let hook = lock.withLock { delivery.channel == .errors ? state.unhandledErrorHook : state.deadLetterHook }
+            let isError = delivery.channel == .errors
+            let hook = lock.withLock { isError ? state.unhandledErrorHook : state.deadLetterHook }
             hook?(delivery.first)
         }
         if delivery.isOutermost, let batch = delivery.batch, let recorder {

@@ -5,7 +5,7 @@ extension EventBus {
             let slot = state.topology.takeSlot()
             let id = NodeID(rawValue: log.takeNumber())
             log.record(.nodeCreated(id, name: name), numbered: id.rawValue)
-            let core = NodeCore(id: id, slot: slot, name: name)
+            let core = NodeCore(id: id, slot: slot, name: name, bus: self)
             state.topology.cores[slot] = core
             return core
         }

@@ -22,7 +22,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: .anyThread { box, context in try handler(unbox(box, as: E.self), context) })
+            line: line, matching: .type(E.self), body: .anyThread(typedBody(E.self, handler)))
     }
 
     /// Registers a main-actor handler for events of type `type`.
@@ -37,7 +37,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: .mainActor { box, context in try handler(unbox(box, as: E.self), context) })
+            line: line, matching: .type(E.self), body: .mainActor(typedMainActorBody(E.self, handler)))
     }
 
     /// Registers a handler for every event and request (never errors: they have their own
@@ -68,7 +68,7 @@ extension EventNode {
         register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
             fileID: fileID, line: line, matching: .type(E.self),
-            body: .anyThread { box, context in try handler(unbox(box, as: E.self), context) })
+            body: .anyThread(typedBody(E.self, handler)))
     }
 
     /// Registers an error handler for every error reported at or below this node.

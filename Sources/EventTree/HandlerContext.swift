@@ -14,12 +14,11 @@ public struct HandlerContext: Sendable {
     /// The handler being called.
     public let handler: HandlerID
 
-    let bus: EventBus
     let core: NodeCore
 
     /// The node whose handler is running, unless its owner has let it go since.
-    public var node: EventNode? { bus.handle(of: core) }
+    public var node: EventNode? { core.bus?.handle(of: core) }
 
     /// The running node's path (names from its root, joined by `/`).
-    public var path: String { bus.path(of: core) }
+    public var path: String { core.bus?.path(of: core) ?? "" }
 }

@@ -12,6 +12,8 @@ final class HandlerEntry: Sendable {
     /// How the handler decides whether a value is for it.
     let matching: Matching
     let body: Body
+    /// The body of a handler that runs on any thread, stored flat for the hot path.
+    private let anyThread: (@Sendable (AnyEventBox, HandlerContext) throws -> Outcome)?
     /// Set when the handler is removed; checked before every call, so a handler removed
     /// during delivery is never called again, not even in the current step.
     let removed = Atomic<Bool>(false)
@@ -28,6 +30,7 @@ final class HandlerEntry: Sendable {
         phases = registration.phases
         self.matching = matching
         self.body = body
+        if case .anyThread(let run) = body { anyThread = run } else { anyThread = nil }
     }
 
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
@@ -81,6 +84,7 @@ final class HandlerEntry: Sendable {
     /// ``DeliveryError/isolatedHandler(label:)``.
     @inline(__always)
     func call(_ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool) throws -> Outcome {
+        if let anyThread { return try anyThread(box, context) }
         switch body {
         case .anyThread(let body):
             return try body(box, context)
@@ -101,11 +105,30 @@ final class HandlerEntry: Sendable {
     }
 }
 
-/// Reads a boxed value as `E`: without a cast when the box holds exactly `E`.
-@inline(__always)
-func unbox<E: Sendable>(_ box: AnyEventBox, as type: E.Type) -> E {
-    if ObjectIdentifier(Swift.type(of: box)) == ObjectIdentifier(EventBox<E>.self) {
-        return unsafeDowncast(box, to: EventBox<E>.self).value
+/// Makes the type-erased body of a handler typed for `E`: a box of exactly `E` is read
+/// without a cast (its class was compared once, here, not per call); any other box (a
+/// protocol- or superclass-typed handler) goes through a dynamic cast.
+func typedBody<E: Sendable>(
+    _ type: E.Type, _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
+) -> @Sendable (AnyEventBox, HandlerContext) throws -> Outcome {
+    let exact = ObjectIdentifier(EventBox<E>.self)
+    return { box, context in
+        if ObjectIdentifier(Swift.type(of: box)) == exact {
+            return try handler(unsafeDowncast(box, to: EventBox<E>.self).value, context)
+        }
+        return try handler(box.anyValue as! E, context)
     }
-    return box.anyValue as! E
+}
+
+/// The main-actor version of ``typedBody(_:_:)``.
+func typedMainActorBody<E: Sendable>(
+    _ type: E.Type, _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
+) -> @MainActor @Sendable (AnyEventBox, HandlerContext) throws -> Outcome {
+    let exact = ObjectIdentifier(EventBox<E>.self)
+    return { box, context in
+        if ObjectIdentifier(Swift.type(of: box)) == exact {
+            return try handler(unsafeDowncast(box, to: EventBox<E>.self).value, context)
+        }
+        return try handler(box.anyValue as! E, context)
+    }
 }

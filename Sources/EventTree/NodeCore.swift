@@ -9,12 +9,15 @@ final class NodeCore: @unchecked Sendable {
     let id: NodeID
     /// The node's index in the bus's ``Topology`` arrays, reused after release.
     let slot: Int
+    /// The bus, for the rare lookups a handler context makes (weak: the bus owns the tree).
+    weak let bus: EventBus?
     var name: String
     weak var handle: EventNode?
     let released = Atomic<Bool>(false)
 
-    init(id: NodeID, slot: Int, name: String) {
+    init(id: NodeID, slot: Int, name: String, bus: EventBus) {
         self.id = id
+        self.bus = bus
         self.slot = slot
         self.name = name
     }

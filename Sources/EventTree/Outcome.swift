@@ -15,10 +15,10 @@ public enum Outcome: Sendable {
     /// From the next handler on (this node's included) the route carries `event`, which
     /// gets its own id linked to the old one. From an error handler this *converts* the
     /// error: it stops, and `event` is raised from the converting node in bubble mode.
-    case transformed(any Event)
+    indirect case transformed(any Event)
     /// The answer to a ``Request``: stops the route at once and is returned to the raiser.
     /// Only requests can be answered, and only with their `Answer` type.
-    case answered(any Sendable)
+    indirect case answered(any Sendable)
 
     /// The outcome's case, as the journal stores it.
     public var kind: Kind {
