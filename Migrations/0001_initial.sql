@@ -148,7 +148,6 @@ CREATE TABLE j_sequence (
 );
 INSERT INTO j_sequence (id, next_seq) VALUES (1, 1);
 
-CREATE INDEX j_events_by_session ON j_events (session_id, event_id);
 CREATE INDEX j_undelivered_by_event ON j_undelivered (event_id);
 CREATE INDEX j_handlers_by_node ON j_handlers (node_id);
 CREATE INDEX j_changes_by_node ON j_changes (node_id, seq);

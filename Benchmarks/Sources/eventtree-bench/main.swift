@@ -4,6 +4,7 @@
 //   swift run -c release --package-path Benchmarks eventtree-bench --quick    smoke pass (CI)
 //   … --filter writer       only the measures whose name contains "writer"
 //   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
+import CBenchSupport
 import EventTree
 import Foundation
 
@@ -30,6 +31,8 @@ if let what = option("--profile") {
     case "writer":
         let batches = recordedBatches(steps: count * 10)
         _ = try writeBatches(batches, to: freshPath("profile.eventtree"))
+    case "raw":
+        _ = bench_raw_insert(freshPath("raw-profile.sqlite"), Int64(count * 10), 10_000, 0, nil)
     case "replay":
         let path = freshPath("profile-replay.eventtree")
         _ = try writeBatches(recordedBatches(steps: count * 10), to: path)

@@ -1,3 +1,5 @@
+import EventTreeJournal
+
 /// Rows with named columns: what every command prints, in any ``OutputFormat``.
 public struct Table: Sendable, Equatable {
     /// One value of a row.
@@ -80,24 +82,8 @@ public struct Table: Sendable, Equatable {
     }
 }
 
-/// The little JSON this tool writes by hand, so that fields keep their order.
+/// The JSON this tool writes by hand, so that fields keep their order.
 enum JSON {
     /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
-    }
+    static func quoted(_ text: String) -> String { JSONText.quoted(text) }
 }

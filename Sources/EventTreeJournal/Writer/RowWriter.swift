@@ -138,10 +138,11 @@ final class RowWriter {
         switch record.fact {
         case .handlerCalled(let call):
             count.steps += 1
-            callValues.append(contentsOf: [
-                seq, seq - call.event.rawValue, try handlerNumber(call.handler),
-                JournalCodes.code(call.phase) * 8 + JournalCodes.code(call.outcome), call.nanoseconds,
-            ])
+            callValues.append(seq)
+            callValues.append(seq - call.event.rawValue)
+            callValues.append(try handlerNumber(call.handler))
+            callValues.append(JournalCodes.code(call.phase) * 8 + JournalCodes.code(call.outcome))
+            callValues.append(call.nanoseconds)
             if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
             if let detail = call.detail {
                 try insertDetail.bind(seq, at: 1)
@@ -206,7 +207,7 @@ final class RowWriter {
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
-            model.handlerNumbers[registration.id] = number
+            model.handlerNumbers[registration.id.rawValue] = number
             try insertHandler.bind(number, at: 1)
             try insertHandler.bind(registration.id.rawValue, at: 2)
             try insertHandler.bind(registration.node.rawValue, at: 3)
@@ -262,10 +263,10 @@ final class RowWriter {
     /// The handler's number. A handler whose registration never reached the journal (it
     /// was dropped) gets a placeholder row, so that its calls are still kept and shown.
     private func handlerNumber(_ handler: HandlerID) throws(SQLiteError) -> Int {
-        if let number = model.handlerNumbers[handler] { return number }
+        if let number = model.handlerNumbers[handler.rawValue] { return number }
         let number = model.nextHandlerNumber
         model.nextHandlerNumber += 1
-        model.handlerNumbers[handler] = number
+        model.handlerNumbers[handler.rawValue] = number
         try db.execute("""
             INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
             VALUES (\(number), \(handler.rawValue), 0, NULL, 0, 15, 'unknown (registration not journaled)', '?', 0)
@@ -359,29 +360,19 @@ final class RowWriter {
         try insertTrouble.run()
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// The payload as JSON text: the event encoded, or the error's description as a JSON
     /// string. An event that fails to encode is stored as a JSON object saying why.
     static func payloadJSON(_ payload: RaisedEvent.Payload) -> String {
         switch payload {
         case .event(let event):
             do {
-                return String(decoding: try encoder.encode(event), as: UTF8.self)
+                return try PayloadEncoder.json(event)
             } catch {
-                return jsonString(["unencodable": "\(error)"])
+                return "{\"unencodable\":" + JSONText.quoted("\(error)") + "}"
             }
         case .error(let error):
-            return jsonString(String(describing: error))
+            return JSONText.quoted(String(describing: error))
         }
-    }
-
-    private static func jsonString<T: Encodable>(_ value: T) -> String {
-        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }
 

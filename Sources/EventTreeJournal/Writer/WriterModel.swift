@@ -5,7 +5,8 @@ import EventTree
 struct WriterModel {
     /// The live tree, for paths (released nodes keep their last path in the journal).
     var tree = JournalTree()
-    var handlerNumbers: [HandlerID: Int] = [:]
+    /// Handler id → handler number (looked up for every call row, hence the fast table).
+    var handlerNumbers = IntTable()
     var nextHandlerNumber: Int
     var typeIDs: [String: Int] = [:]
     var nextTypeID: Int
