@@ -82,19 +82,27 @@ CREATE TABLE j_matches (
 
 -- kind: 0 event, 1 request, 2 error. mode: 0 bubble, 1 broadcast, 2 dispatch, 3 descend,
 -- 4 descend:firstHandler, 5 descend:deepestLevel. result: 0 delivered, 1 consumed,
--- 2 answered, 3 unanswered, 4 unhandled, 5 failed.
+-- 2 answered, 3 unanswered, 4 unhandled, 5 failed. Kept narrow: what only some events have
+-- lives in j_event_details.
 CREATE TABLE j_events (
-    event_id         INTEGER PRIMARY KEY,     -- seq of the raise
-    session_id       INTEGER NOT NULL,
-    type_id          INTEGER NOT NULL,
-    kind             INTEGER NOT NULL,
-    origin_id        INTEGER NOT NULL,
-    mode             INTEGER NOT NULL,
-    cause_id         INTEGER,
+    event_id      INTEGER PRIMARY KEY,        -- seq of the raise
+    session_id    INTEGER NOT NULL,
+    type_id       INTEGER NOT NULL,
+    kind          INTEGER NOT NULL,
+    origin_id     INTEGER NOT NULL,
+    mode          INTEGER NOT NULL,
+    payload       TEXT,                       -- JSON; an error's description as a JSON string
+    finished_back INTEGER,                    -- seq of the raise's end minus event_id; NULL: it never ended
+    result        INTEGER
+);
+
+-- The facts only some events have: a cause, a transform link, who stopped them, the first
+-- failure, a dead-letter or unhandled-error report, calls lost to released nodes, and the
+-- stop-on-failure policy. A row exists only when one of them is set.
+CREATE TABLE j_event_details (
+    event_id         INTEGER PRIMARY KEY,
+    cause_id         INTEGER,                 -- the event whose handler raised it
     transformed_from INTEGER,
-    payload          TEXT,                    -- JSON; an error's description as a JSON string
-    finished_seq     INTEGER,
-    result           INTEGER,
     stop_handler_no  INTEGER,                 -- who consumed, answered or failed first
     stop_node_id     INTEGER,
     stop_phase       INTEGER,
@@ -104,14 +112,14 @@ CREATE TABLE j_events (
     on_failure       INTEGER NOT NULL DEFAULT 0  -- 0: a failing handler lets the event continue; 1: it stops it
 );
 
--- One row per handler call, packed: the event is seq - event_back, kind is phase * 8 + outcome
--- (outcome: 0 ignored, 1 handled, 2 consumed, 3 consumedImmediately, 4 transformed,
--- 5 answered, 6 failed).
+-- One row per handler call, packed into a handful of bytes: code is
+-- (seq - event_id) * 32 + phase * 8 + outcome, with phase 0 capture, 1 target, 2 bubble,
+-- 3 propagate, and outcome 0 ignored, 1 handled, 2 consumed, 3 consumedImmediately,
+-- 4 transformed, 5 answered, 6 failed.
 CREATE TABLE j_calls (
     seq        INTEGER PRIMARY KEY,
-    event_back INTEGER NOT NULL,
     handler_no INTEGER NOT NULL,
-    kind       INTEGER NOT NULL,
+    code       INTEGER NOT NULL,
     nanos      INTEGER NOT NULL
 );
 
@@ -162,17 +170,17 @@ SELECT c.seq AS seq,
        t.name AS event_type,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= c.seq
          ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
-       CASE c.kind >> 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END AS phase,
+       CASE (c.code >> 3) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END AS phase,
        h.label AS handler_label,
        h.file || ':' || h.line AS handler_location,
-       CASE c.kind & 7 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
+       CASE c.code & 7 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
          WHEN 3 THEN 'consumedImmediately' WHEN 4 THEN 'transformed' WHEN 5 THEN 'answered'
          ELSE 'failed' END AS outcome,
-       CASE WHEN c.kind & 7 = 6 THEN d.text END AS error,
+       CASE WHEN c.code & 7 = 6 THEN d.text END AS error,
        c.nanos AS duration_ns,
-       CASE WHEN c.kind & 7 = 5 THEN d.text END AS answer
+       CASE WHEN c.code & 7 = 5 THEN d.text END AS answer
 FROM j_calls c
-JOIN j_events e ON e.event_id = c.seq - c.event_back
+JOIN j_events e ON e.event_id = c.seq - (c.code >> 5)
 JOIN j_types t ON t.type_id = e.type_id
 JOIN j_handlers h ON h.handler_no = c.handler_no
 LEFT JOIN j_call_details d ON d.seq = c.seq
@@ -195,18 +203,19 @@ SELECT e.event_id AS event_id,
          WHEN 4 THEN 'descend:firstHandler' ELSE 'descend:deepestLevel' END AS mode,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = e.origin_id AND p.since_seq <= e.event_id
          ORDER BY p.since_seq DESC LIMIT 1) AS origin_path,
-       e.cause_id AS cause_event_id,
-       e.transformed_from AS transformed_from_event_id,
+       x.cause_id AS cause_event_id,
+       x.transformed_from AS transformed_from_event_id,
        e.payload AS payload,
        CASE
          WHEN e.result IS NULL THEN 'lost'
-         WHEN e.result IN (0, 3, 4) AND e.lost_calls > 0 THEN 'lost'
+         WHEN e.result IN (0, 3, 4) AND x.lost_calls > 0 THEN 'lost'
          ELSE CASE e.result WHEN 0 THEN 'delivered' WHEN 1 THEN 'consumed' WHEN 2 THEN 'answered'
            WHEN 3 THEN 'unanswered' WHEN 4 THEN 'unhandled' ELSE 'failed' END
        END AS result,
        CASE e.kind WHEN 0 THEN 'event' WHEN 1 THEN 'request' ELSE 'error' END AS kind
 FROM j_events e
-JOIN j_types t ON t.type_id = e.type_id;
+JOIN j_types t ON t.type_id = e.type_id
+LEFT JOIN j_event_details x ON x.event_id = e.event_id;
 
 CREATE VIEW tree_changes AS
 SELECT c.seq AS seq,

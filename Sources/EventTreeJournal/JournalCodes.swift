@@ -26,4 +26,23 @@ package enum JournalCodes {
     package static let changes = ["created", "attached", "detached", "moved", "renamed", "released"]
 
     package static func code(_ channel: HandlerRegistration.Channel) -> Int { channel == .events ? 0 : 1 }
+
+    /// A `j_calls.code`: how far back the call's event was raised, the phase and the outcome.
+    package static func callCode(eventBack: Int, phase: Phase, outcome: Outcome.Kind) -> Int {
+        eventBack << 5 | code(phase) << 3 | code(outcome)
+    }
+
+    /// The parts of a `j_calls.code`.
+    package static func decodeCall(_ code: Int) -> (eventBack: Int, phase: Phase, outcome: Outcome.Kind) {
+        (code >> 5, Phase(rawValue: (code >> 3) & 3) ?? .target, outcome(code & 7) ?? .failed)
+    }
+
+    /// The columns of an event record, for `SELECT \(eventColumns) \(eventSource) WHERE …`
+    /// (the details table joined; `e.` and `x.` name the two tables).
+    package static let eventColumns = """
+        e.event_id, e.session_id, e.type_id, e.kind, e.origin_id, e.mode, x.cause_id, x.transformed_from, e.payload,
+        e.event_id + e.finished_back, e.result, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
+        coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0)
+        """
+    package static let eventSource = "FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id"
 }

@@ -50,12 +50,10 @@ struct JournalHistory {
     /// The handlers of `node` in registration order.
     func handlers(on node: NodeID) -> [HandlerRecord] { handlersByNode[node] ?? [] }
 
-    static let eventColumns = """
-        event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from, payload, finished_seq,
-        result, stop_handler_no, stop_node_id, stop_phase, message, lost_calls, on_failure
-        """
+    /// `SELECT` and `FROM` of event records; append the `WHERE`.
+    static let selectEvents = "SELECT \(JournalCodes.eventColumns) \(JournalCodes.eventSource)"
 
-    /// Reads an event row selected with ``eventColumns``.
+    /// Reads an event row selected with ``selectEvents``.
     func event(from row: JournalRow) -> EventRecord {
         EventRecord(
             id: EventID(rawValue: row.int(0)), session: SessionID(rawValue: row.int(1)),
@@ -70,12 +68,17 @@ struct JournalHistory {
             lostCalls: row.int(15), policy: row.int(16) == 1 ? .stop : .continue)
     }
 
-    /// Decodes a `j_calls.kind` and a `j_undelivered` row into a recorded step.
-    func call(seq: Int, eventBack: Int, handlerNumber: Int, kind: Int) -> RecordedStep {
-        RecordedStep(
+    /// `SELECT` of call rows, decoded by ``call(from:)``; append the `WHERE`.
+    static let selectCalls = "SELECT seq, handler_no, code FROM j_calls"
+
+    /// Decodes a call row selected with ``selectCalls``.
+    func call(from row: JournalRow) -> RecordedStep {
+        let seq = row.int(0)
+        let handlerNumber = row.int(1)
+        let (eventBack, phase, outcome) = JournalCodes.decodeCall(row.int(2))
+        return RecordedStep(
             seq: seq, event: EventID(rawValue: seq - eventBack),
-            node: handlersByNumber[handlerNumber]?.node ?? NodeID(rawValue: 0),
-            phase: Phase(rawValue: kind >> 3) ?? .target,
-            kind: .call(handlerNumber: handlerNumber, outcome: JournalCodes.outcome(kind & 7) ?? .failed))
+            node: handlersByNumber[handlerNumber]?.node ?? NodeID(rawValue: 0), phase: phase,
+            kind: .call(handlerNumber: handlerNumber, outcome: outcome))
     }
 }

@@ -58,7 +58,7 @@ extension Replayer {
     func load(_ id: EventID) throws -> ([EventRecord], [RecordedStep], JournalTree) {
         func event(_ id: EventID) throws -> EventRecord? {
             var found: EventRecord?
-            try reader.forEachRow("SELECT \(JournalHistory.eventColumns) FROM j_events WHERE event_id = ?", [.integer(id.rawValue)]) {
+            try reader.forEachRow(JournalHistory.selectEvents + " WHERE e.event_id = ?", [.integer(id.rawValue)]) {
                 found = history.event(from: $0)
             }
             return found
@@ -69,8 +69,8 @@ extension Replayer {
         var ids: Set<EventID> = [root.id]
         var end = root.finishedSeq ?? Int.max
         try reader.forEachRow("""
-            SELECT \(JournalHistory.eventColumns) FROM j_events
-            WHERE event_id > ? AND event_id <= ? AND transformed_from IS NOT NULL ORDER BY event_id
+            \(JournalHistory.selectEvents)
+            WHERE e.event_id > ? AND e.event_id <= ? AND x.transformed_from IS NOT NULL ORDER BY e.event_id
             """, [.integer(root.id.rawValue), .integer(end)]) { row in
             let member = history.event(from: row)
             if let from = member.transformedFrom, ids.contains(from) {
@@ -81,10 +81,8 @@ extension Replayer {
         end = chain.compactMap(\.finishedSeq).max() ?? Int.max
         var steps: [RecordedStep] = []
         let range: [JournalValue] = [.integer(root.id.rawValue), .integer(end)]
-        try reader.forEachRow(
-            "SELECT seq, event_back, handler_no, kind FROM j_calls WHERE seq > ? AND seq <= ? ORDER BY seq", range
-        ) { row in
-            let step = history.call(seq: row.int(0), eventBack: row.int(1), handlerNumber: row.int(2), kind: row.int(3))
+        try reader.forEachRow(JournalHistory.selectCalls + " WHERE seq > ? AND seq <= ? ORDER BY seq", range) { row in
+            let step = history.call(from: row)
             if ids.contains(step.event) { steps.append(step) }
         }
         try reader.forEachRow(

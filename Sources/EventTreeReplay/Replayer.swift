@@ -102,10 +102,10 @@ public final class Replayer {
             WHERE n.session_id = ? ORDER BY c.seq
             """, [sessionArgument])
         let events = try reader.cursor(
-            "SELECT \(JournalHistory.eventColumns) FROM j_events WHERE session_id = ? AND event_id <= ? ORDER BY event_id",
+            JournalHistory.selectEvents + " WHERE e.session_id = ? AND e.event_id <= ? ORDER BY e.event_id",
             [sessionArgument, .integer(until)])
         let calls = try reader.cursor(
-            "SELECT seq, event_back, handler_no, kind FROM j_calls WHERE seq > ? ORDER BY seq", [sessionArgument])
+            JournalHistory.selectCalls + " WHERE seq > ? ORDER BY seq", [sessionArgument])
         let undelivered = try reader.cursor(
             "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq > ? ORDER BY seq",
             [sessionArgument])
@@ -160,7 +160,7 @@ public final class Replayer {
                 try events.advance()
             } else if next == callSeq {
                 let row = calls.row
-                let step = history.call(seq: row.int(0), eventBack: row.int(1), handlerNumber: row.int(2), kind: row.int(3))
+                let step = history.call(from: row)
                 if let root = chainOf[step.event] { open[root]?.steps.append(step) }
                 try calls.advance()
             } else {
@@ -262,7 +262,7 @@ public final class Replayer {
         if event.stopHandlerNumber == handler.number, let message = event.message { return message }
         let rows = try? reader.rows("""
             SELECT d.text FROM j_calls c JOIN j_call_details d ON d.seq = c.seq
-            WHERE c.seq > ? AND c.seq <= ? AND c.handler_no = ? AND c.kind & 7 = 6 ORDER BY c.seq LIMIT 1
+            WHERE c.seq > ? AND c.seq <= ? AND c.handler_no = ? AND c.code & 7 = 6 ORDER BY c.seq LIMIT 1
             """, [.integer(event.id.rawValue), .integer(event.finishedSeq ?? Int.max), .integer(handler.number)])
         return rows?.first?.first?.string ?? event.message ?? "?"
     }

@@ -109,9 +109,11 @@ public struct LiveReplay {
     private func recordedRaises() throws -> [Recorded] {
         var raises: [Recorded] = []
         try reader.forEachRow("""
-            SELECT e.event_id, t.name, e.payload, h.origin_path, h.mode, e.on_failure, coalesce(e.finished_seq, e.event_id)
+            SELECT e.event_id, t.name, e.payload, h.origin_path, h.mode, coalesce(x.on_failure, 0),
+                e.event_id + coalesce(e.finished_back, 0)
             FROM j_events e JOIN j_types t ON t.type_id = e.type_id JOIN event_history h ON h.event_id = e.event_id
-            WHERE e.session_id = ? AND e.cause_id IS NULL AND e.transformed_from IS NULL AND e.kind != 2
+            LEFT JOIN j_event_details x ON x.event_id = e.event_id
+            WHERE e.session_id = ? AND x.cause_id IS NULL AND x.transformed_from IS NULL AND e.kind != 2
             ORDER BY e.event_id
             """, [.integer(session.rawValue)]) { row in
             raises.append(Recorded(

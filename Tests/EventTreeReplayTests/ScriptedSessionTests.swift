@@ -120,7 +120,7 @@ struct Script {
             // Remove the root handler's call from the "delivered" event.
             var db: OpaquePointer?
             sqlite3_open(path, &db)
-            sqlite3_exec(db, "DELETE FROM j_calls WHERE seq = (SELECT max(seq) FROM j_calls WHERE seq - event_back = \(delivered))", nil, nil, nil)
+            sqlite3_exec(db, "DELETE FROM j_calls WHERE seq = (SELECT max(seq) FROM j_calls WHERE seq - (code >> 5) = \(delivered))", nil, nil, nil)
             sqlite3_close(db)
             let finding = try #require(try findings(path).first { $0.event.id.rawValue == delivered })
             #expect(finding.classification == .diverged)

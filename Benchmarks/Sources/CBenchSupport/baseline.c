@@ -37,9 +37,10 @@ double bench_raw_insert(const char *path, int64_t rows, int64_t per_transaction,
         int64_t seq = 100000 + row;
         sqlite3_bind_int64(insert, 1, seq);
         sqlite3_bind_int64(insert, 2, seq - (row % 12) - 1);
-        sqlite3_bind_int64(insert, 3, 1000 + (row % 10));
+        // Node and handler ids are sequence numbers too: a long session's are in the 10⁵s.
+        sqlite3_bind_int64(insert, 3, 100000 + (row % 10));
         sqlite3_bind_int64(insert, 4, 2);
-        sqlite3_bind_int64(insert, 5, 2000 + (row % 10));
+        sqlite3_bind_int64(insert, 5, 200000 + (row % 10));
         sqlite3_bind_int64(insert, 6, 1);
         sqlite3_bind_int64(insert, 7, 300 + (row % 500));
         if (sqlite3_step(insert) != SQLITE_DONE) {

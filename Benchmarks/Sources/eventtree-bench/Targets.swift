@@ -254,8 +254,8 @@ func scanSteps(_ path: String) throws -> Double {
     var rows = 0
     var sum = 0
     let seconds = try timed {
-        try reader.forEachRow("SELECT seq, event_back, handler_no, kind, nanos FROM j_calls") { row in
-            sum &+= row.int(0) &+ row.int(1) &+ row.int(2) &+ row.int(3) &+ row.int(4)
+        try reader.forEachRow("SELECT seq, handler_no, code, nanos FROM j_calls") { row in
+            sum &+= row.int(0) &+ row.int(1) &+ row.int(2) &+ row.int(3)
             rows += 1
         }
     }

@@ -23,6 +23,8 @@ final class RowWriter {
     private let removeHandler: Statement
     private let insertMatch: Statement
     private let insertEvent: Statement
+    private let insertEventDetails: Statement
+    private let markEventUnattended: Statement
     private let insertCall: Statement
     private let insertCalls: Statement
     private let insertDetail: Statement
@@ -32,13 +34,13 @@ final class RowWriter {
 
     /// Calls are inserted this many rows per statement.
     static let callsPerStatement = 64
-    private static let callColumns = 5
+    private static let callColumns = 4
     /// Call rows waiting for a full multi-row statement, flattened.
     private var callValues: [Int] = []
 
     init(db: consuming Connection, sequence: SequenceCounter) throws(SQLiteError) {
         self.sequence = sequence
-        let callRow = "(?, ?, ?, ?, ?)"
+        let callRow = "(?, ?, ?, ?)"
         begin = try db.prepare("BEGIN")
         commit = try db.prepare("COMMIT")
         insertSession = try db.prepare(
@@ -58,14 +60,21 @@ final class RowWriter {
         removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
         insertEvent = try db.prepare("""
-            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, cause_id, transformed_from,
-                payload, finished_seq, result, stop_handler_no, stop_node_id, stop_phase, message, unattended_seq,
-                lost_calls, on_failure)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insertCall = try db.prepare("INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES \(callRow)")
+        insertEventDetails = try db.prepare("""
+            INSERT INTO j_event_details (event_id, cause_id, transformed_from, stop_handler_no, stop_node_id, stop_phase,
+                message, unattended_seq, lost_calls, on_failure)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        markEventUnattended = try db.prepare("""
+            INSERT INTO j_event_details (event_id, unattended_seq) VALUES (?, ?)
+            ON CONFLICT (event_id) DO UPDATE SET unattended_seq = excluded.unattended_seq
+            """)
+        insertCall = try db.prepare("INSERT INTO j_calls (seq, handler_no, code, nanos) VALUES \(callRow)")
         insertCalls = try db.prepare(
-            "INSERT INTO j_calls (seq, event_back, handler_no, kind, nanos) VALUES "
+            "INSERT INTO j_calls (seq, handler_no, code, nanos) VALUES "
                 + Array(repeating: callRow, count: Self.callsPerStatement).joined(separator: ", "))
         insertDetail = try db.prepare("INSERT INTO j_call_details (seq, text) VALUES (?, ?)")
         insertUndelivered = try db.prepare(
@@ -139,9 +148,9 @@ final class RowWriter {
         case .handlerCalled(let call):
             count.steps += 1
             callValues.append(seq)
-            callValues.append(seq - call.event.rawValue)
             callValues.append(try handlerNumber(call.handler))
-            callValues.append(JournalCodes.code(call.phase) * 8 + JournalCodes.code(call.outcome))
+            callValues.append(JournalCodes.callCode(
+                eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome))
             callValues.append(call.nanoseconds)
             if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
             if let detail = call.detail {
@@ -289,35 +298,42 @@ final class RowWriter {
         if model.openEvents[event] != nil {
             model.openEvents[event]?.unattendedSeq = seq
         } else {
-            try db.execute("UPDATE j_events SET unattended_seq = \(seq) WHERE event_id = \(event.rawValue)")
+            try markEventUnattended.bind(event.rawValue, at: 1)
+            try markEventUnattended.bind(seq, at: 2)
+            try markEventUnattended.run()
         }
     }
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
-        try insertEvent.bind(row.raised.id.rawValue, at: 1)
+        let raised = row.raised
+        try insertEvent.bind(raised.id.rawValue, at: 1)
         try insertEvent.bind(row.session.rawValue, at: 2)
         try insertEvent.bind(row.type, at: 3)
-        try insertEvent.bind(JournalCodes.code(kind: row.raised.kind), at: 4)
-        try insertEvent.bind(row.raised.origin.rawValue, at: 5)
-        try insertEvent.bind(JournalCodes.code(row.raised.mode), at: 6)
-        try insertEvent.bind(row.raised.cause?.rawValue, at: 7)
-        try insertEvent.bind(row.raised.transformedFrom?.rawValue, at: 8)
-        try insertEvent.bind(Self.payloadJSON(row.raised.payload), at: 9)
-        try insertEvent.bind(row.finishedSeq, at: 10)
-        try insertEvent.bind(row.status.map(JournalCodes.code), at: 11)
-        let site = row.status?.site
-        try insertEvent.bind(try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }, at: 12)
-        try insertEvent.bind(site?.node.rawValue, at: 13)
-        try insertEvent.bind(site.map { JournalCodes.code($0.phase) }, at: 14)
-        if case .failed(let failure)? = row.status {
-            try insertEvent.bind(failure.message, at: 15)
-        } else {
-            try insertEvent.bind(nil as String?, at: 15)
-        }
-        try insertEvent.bind(row.unattendedSeq, at: 16)
-        try insertEvent.bind(row.lostCalls, at: 17)
-        try insertEvent.bind(row.raised.policy == .stop ? 1 : 0, at: 18)
+        try insertEvent.bind(JournalCodes.code(kind: raised.kind), at: 4)
+        try insertEvent.bind(raised.origin.rawValue, at: 5)
+        try insertEvent.bind(JournalCodes.code(raised.mode), at: 6)
+        try insertEvent.bind(Self.payloadJSON(raised.payload), at: 7)
+        try insertEvent.bind(row.finishedSeq.map { $0 - raised.id.rawValue }, at: 8)
+        try insertEvent.bind(row.status.map(JournalCodes.code), at: 9)
         try insertEvent.run()
+
+        let site = row.status?.site
+        var message: String?
+        if case .failed(let failure)? = row.status { message = failure.message }
+        guard raised.cause != nil || raised.transformedFrom != nil || site != nil || row.unattendedSeq != nil
+            || row.lostCalls > 0 || raised.policy == .stop
+        else { return }
+        try insertEventDetails.bind(raised.id.rawValue, at: 1)
+        try insertEventDetails.bind(raised.cause?.rawValue, at: 2)
+        try insertEventDetails.bind(raised.transformedFrom?.rawValue, at: 3)
+        try insertEventDetails.bind(try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }, at: 4)
+        try insertEventDetails.bind(site?.node.rawValue, at: 5)
+        try insertEventDetails.bind(site.map { JournalCodes.code($0.phase) }, at: 6)
+        try insertEventDetails.bind(message, at: 7)
+        try insertEventDetails.bind(row.unattendedSeq, at: 8)
+        try insertEventDetails.bind(row.lostCalls, at: 9)
+        try insertEventDetails.bind(raised.policy == .stop ? 1 : 0, at: 10)
+        try insertEventDetails.run()
     }
 
     /// Events whose end has not come in this transaction (cannot happen for whole raises;
