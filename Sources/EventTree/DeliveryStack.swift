@@ -50,5 +50,12 @@ final class DeliveryStack {
 final class RecordBatch: @unchecked Sendable {
     // Safe: a batch is used by one delivery at a time. An async delivery touches it from
     // whichever thread runs each of its steps, one after the other (each `await` orders them).
-    var records: [Record] = []
+    // For the same reason the per-append dynamic exclusivity check is left out.
+    @exclusivity(unchecked) var records: [Record]
+
+    /// Creates an empty batch with room for a raise of `capacity` records.
+    init(capacity: Int = 16) {
+        records = []
+        records.reserveCapacity(capacity)
+    }
 }

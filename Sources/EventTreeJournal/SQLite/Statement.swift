@@ -37,6 +37,16 @@ struct Statement: ~Copyable {
         try check(sqlite3_bind_text(handle, index, value, -1, eventtree_sqlite_transient()))
     }
 
+    /// Binds UTF-8 bytes as text; SQLite copies them.
+    func bind(utf8 bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            sqlite3_bind_text(
+                handle, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(buffer.count), eventtree_sqlite_transient())
+        }
+        try check(status)
+    }
+
     /// Runs the statement one step: `true` when a row is ready, `false` when done.
     @discardableResult
     func step() throws(SQLiteError) -> Bool {

@@ -8,12 +8,17 @@
 package enum PayloadEncoder {
     /// The JSON text of `value`.
     package static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try utf8(value), as: UTF8.self)
+    }
+
+    /// The JSON text of `value`, as UTF-8 bytes (what the journal binds).
+    package static func utf8<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = TreeEncoder(codingPath: [])
         try value.encode(to: encoder)
-        var text = ""
-        text.reserveCapacity(64)
-        encoder.node.write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        encoder.node.write(to: &bytes)
+        return bytes
     }
 }
 
@@ -25,28 +30,28 @@ enum JSONNode {
     case array(JSONArray)
     case empty
 
-    func write(to text: inout String) {
+    func write(to bytes: inout [UInt8]) {
         switch self {
-        case .literal(let literal): text += literal
-        case .empty: text += "{}"
+        case .literal(let literal): bytes.append(contentsOf: literal.utf8)
+        case .empty: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         case .object(let object):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             // Sorted keys: a dictionary's order varies between runs; the journal's should not.
             let fields = object.fields.count > 1 ? object.fields.sorted { $0.key < $1.key } : object.fields
-            for (index, field) in fields.enumerated() {
-                if index > 0 { text += "," }
-                JSONText.appendQuoted(field.key, to: &text)
-                text += ":"
-                field.value.write(to: &text)
+            for index in fields.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendQuoted(fields[index].key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                fields[index].value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         case .array(let array):
-            text += "["
-            for (index, element) in array.elements.enumerated() {
-                if index > 0 { text += "," }
-                element.write(to: &text)
+            bytes.append(UInt8(ascii: "["))
+            for index in array.elements.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                array.elements[index].write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         }
     }
 }
@@ -61,30 +66,32 @@ final class JSONArray {
 
 /// JSON text helpers shared by everything in this package that writes JSON by hand.
 package enum JSONText {
-    /// Appends `string` as a JSON string literal.
-    package static func appendQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    /// Appends `string` as a JSON string literal, in UTF-8.
+    package static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+            default: bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// `string` as a JSON string literal.
     package static func quoted(_ string: String) -> String {
-        var text = ""
-        appendQuoted(string, to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count + 2)
+        appendQuoted(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -122,13 +129,14 @@ final class TreeEncoder: Encoder {
 
     func singleValueContainer() -> any SingleValueEncodingContainer { Single(encoder: self) }
 
-    /// The node for one value: a literal for the primitives, a subtree otherwise.
+    /// The node for one value: a literal for the primitives, a subtree otherwise. The
+    /// common primitives are recognised by comparing metatypes (cheaper than casts).
     static func node<T: Encodable>(for value: T, at path: [any CodingKey]) throws -> JSONNode {
+        if T.self == Int.self { return .literal(String(unsafeBitCast(value, to: Int.self))) }
+        if T.self == String.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: String.self))) }
+        if T.self == Bool.self { return .literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
+        if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), at: path) }
         switch value {
-        case let value as String: return .literal(JSONText.quoted(value))
-        case let value as Int: return .literal(String(value))
-        case let value as Bool: return .literal(value ? "true" : "false")
-        case let value as Double: return try number(value, at: path)
         case let value as Float: return try number(value, at: path)
         case let value as any FixedWidthInteger: return .literal("\(value)")
         default:
@@ -136,6 +144,10 @@ final class TreeEncoder: Encoder {
             try value.encode(to: encoder)
             return encoder.node
         }
+    }
+
+    static func isPrimitive<T>(_ type: T.Type) -> Bool {
+        T.self == Int.self || T.self == String.self || T.self == Bool.self || T.self == Double.self
     }
 
     static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, at path: [any CodingKey]) throws -> JSONNode {
@@ -153,7 +165,9 @@ final class TreeEncoder: Encoder {
 
         mutating func encodeNil(forKey key: Key) { object.fields.append((key.stringValue, .literal("null"))) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            object.fields.append((key.stringValue, try TreeEncoder.node(for: value, at: codingPath + [key])))
+            // The path is extended only for values that are containers themselves.
+            let path = TreeEncoder.isPrimitive(T.self) ? codingPath : codingPath + [key]
+            object.fields.append((key.stringValue, try TreeEncoder.node(for: value, at: path)))
         }
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key

@@ -312,7 +312,7 @@ final class RowWriter {
         try insertEvent.bind(JournalCodes.code(kind: raised.kind), at: 4)
         try insertEvent.bind(raised.origin.rawValue, at: 5)
         try insertEvent.bind(JournalCodes.code(raised.mode), at: 6)
-        try insertEvent.bind(Self.payloadJSON(raised.payload), at: 7)
+        try insertEvent.bind(utf8: Self.payloadJSON(raised.payload), at: 7)
         try insertEvent.bind(row.finishedSeq.map { $0 - raised.id.rawValue }, at: 8)
         try insertEvent.bind(row.status.map(JournalCodes.code), at: 9)
         try insertEvent.run()
@@ -378,16 +378,16 @@ final class RowWriter {
 
     /// The payload as JSON text: the event encoded, or the error's description as a JSON
     /// string. An event that fails to encode is stored as a JSON object saying why.
-    static func payloadJSON(_ payload: RaisedEvent.Payload) -> String {
+    static func payloadJSON(_ payload: RaisedEvent.Payload) -> [UInt8] {
         switch payload {
         case .event(let event):
             do {
-                return try PayloadEncoder.json(event)
+                return try PayloadEncoder.utf8(event)
             } catch {
-                return "{\"unencodable\":" + JSONText.quoted("\(error)") + "}"
+                return Array(("{\"unencodable\":" + JSONText.quoted("\(error)") + "}").utf8)
             }
         case .error(let error):
-            return JSONText.quoted(String(describing: error))
+            return Array(JSONText.quoted(String(describing: error)).utf8)
         }
     }
 }
