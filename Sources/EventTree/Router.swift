@@ -1,5 +1,8 @@
 /// Computes routes: the one definition of the delivery rules.
 ///
+/// Inlinable, so that each caller (live delivery, replay) gets a version specialized for its
+/// tree type; the rules are still written once, here.
+///
 /// ``route(from:mode:in:)`` is a pure function of a tree, an origin and a mode. Live
 /// delivery calls it on a snapshot of the bus's tree taken when the event is raised;
 /// replay calls it on a tree rebuilt from a journal. Its cost is proportional to the
@@ -13,6 +16,7 @@ public enum Router {
     ///   - mode: The delivery mode.
     ///   - tree: The tree as it stood when the event was raised. It must be acyclic.
     /// - Returns: The steps in delivery order.
+    @inlinable
     public static func route<Tree: RouteTree>(
         from origin: Tree.Node, mode: DeliveryMode, in tree: Tree
     ) -> [RouteStep<Tree.Node>] {
@@ -47,7 +51,8 @@ public enum Router {
     }
 
     /// Appends the origin's ancestors, nearest first.
-    private static func appendAncestors<Tree: RouteTree>(
+    @inlinable
+    static func appendAncestors<Tree: RouteTree>(
         of origin: Tree.Node, phase: Phase, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
     ) {
         var node = origin
@@ -60,7 +65,8 @@ public enum Router {
     /// Walks the strict descendants of `top` depth-first, pre-order, children in attach
     /// order, calling `visit` with each node and its depth (children of `top` are depth 1).
     /// `visit` returns whether to walk below the node.
-    private static func walkDescendants<Tree: RouteTree>(
+    @inlinable
+    static func walkDescendants<Tree: RouteTree>(
         of top: Tree.Node, in tree: Tree, _ visit: (Tree.Node, Int) -> Bool
     ) {
         // An explicit stack: a deep tree must not overflow the thread's stack.
@@ -80,7 +86,8 @@ public enum Router {
         }
     }
 
-    private static func appendDescendants<Tree: RouteTree>(
+    @inlinable
+    static func appendDescendants<Tree: RouteTree>(
         of top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
     ) {
         walkDescendants(of: top, in: tree) { node, _ in
@@ -89,7 +96,8 @@ public enum Router {
         }
     }
 
-    private static func appendFirstHandlers<Tree: RouteTree>(
+    @inlinable
+    static func appendFirstHandlers<Tree: RouteTree>(
         below top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
     ) {
         walkDescendants(of: top, in: tree) { node, _ in
@@ -99,7 +107,8 @@ public enum Router {
         }
     }
 
-    private static func appendDeepestHandlerLevel<Tree: RouteTree>(
+    @inlinable
+    static func appendDeepestHandlerLevel<Tree: RouteTree>(
         below top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
     ) {
         var deepest = 0

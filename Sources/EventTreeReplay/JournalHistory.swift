@@ -3,18 +3,19 @@ import EventTreeJournal
 
 /// What replay keeps in memory about a journal: sessions, handler registrations, which
 /// handlers match which types, type names. Steps and events are streamed, never held.
-struct JournalHistory {
+final class JournalHistory {
     let reader: JournalReader
-    private(set) var handlersByNumber: [Int: HandlerRecord] = [:]
-    private(set) var handlersByNode: [NodeID: [HandlerRecord]] = [:]
+    /// Handlers by their journal number (numbers are small and dense).
+    private(set) var handlersByNumber: [HandlerRecord?] = []
     private(set) var handlersByID: [HandlerID: HandlerRecord] = [:]
-    private var matches: Set<Pair> = []
+    /// Handlers of each node in registration order: `nodeSlots` maps a node id to its index.
+    private var nodeSlots = IntTable()
+    private var nodeHandlers: [[HandlerRecord]] = []
+    /// The typed handlers matching each type, from the journal's match facts.
+    private var matchPairs: [Int: [Int]] = [:]
+    /// For each type asked about: by handler number, whether it matches (built once).
+    private var matchTables: [Int: [Bool]] = [:]
     private(set) var typeNames: [Int: String] = [:]
-
-    private struct Pair: Hashable {
-        let handler: Int
-        let type: Int
-    }
 
     init(reader: JournalReader) throws {
         self.reader = reader
@@ -31,24 +32,53 @@ struct JournalHistory {
                 channel: row.int(4) == 0 ? .events : .errors, phases: Phases(rawValue: row.int(5)),
                 label: row.text(6) ?? "?", fileID: row.text(7) ?? "?", line: row.int(8),
                 removedSeq: row.optionalInt(9))
-            handlersByNumber[record.number] = record
+            if record.number >= 0 {
+                if record.number >= handlersByNumber.count {
+                    handlersByNumber += Array(repeating: nil, count: record.number - handlersByNumber.count + 1)
+                }
+                handlersByNumber[record.number] = record
+            }
             handlersByID[record.id] = record
-            handlersByNode[record.node, default: []].append(record)
+            if let slot = nodeSlots[record.node.rawValue] {
+                nodeHandlers[slot].append(record)
+            } else {
+                nodeSlots[record.node.rawValue] = nodeHandlers.count
+                nodeHandlers.append([record])
+            }
         }
         try reader.forEachRow("SELECT handler_no, type_id FROM j_matches") { row in
-            matches.insert(Pair(handler: row.int(0), type: row.int(1)))
+            matchPairs[row.int(1), default: []].append(row.int(0))
         }
+    }
+
+    /// The handler numbered `number`, if the journal has it.
+    func handler(numbered number: Int) -> HandlerRecord? {
+        handlersByNumber.indices.contains(number) ? handlersByNumber[number] : nil
+    }
+
+    /// By handler number, whether a typed handler matches `type` (untyped ones always do).
+    func matchTable(for type: Int) -> [Bool] {
+        if let table = matchTables[type] { return table }
+        var table = handlersByNumber.map { $0?.typeID == nil }
+        for number in matchPairs[type] ?? [] where table.indices.contains(number) { table[number] = true }
+        matchTables[type] = table
+        return table
     }
 
     /// Whether `handler` hears events of `type` on `channel`, as the journal recorded it.
     func matches(_ handler: HandlerRecord, type: Int, channel: HandlerRegistration.Channel) -> Bool {
-        guard handler.channel == channel else { return false }
-        guard handler.typeID != nil else { return true }
-        return matches.contains(Pair(handler: handler.number, type: type))
+        handler.channel == channel && Self.matches(handler, in: matchTable(for: type))
+    }
+
+    /// Whether `handler` matches according to a table from ``matchTable(for:)``.
+    static func matches(_ handler: HandlerRecord, in table: [Bool]) -> Bool {
+        table.indices.contains(handler.number) ? table[handler.number] : handler.typeID == nil
     }
 
     /// The handlers of `node` in registration order.
-    func handlers(on node: NodeID) -> [HandlerRecord] { handlersByNode[node] ?? [] }
+    func handlers(on node: NodeID) -> [HandlerRecord] {
+        nodeSlots[node.rawValue].map { nodeHandlers[$0] } ?? []
+    }
 
     /// `SELECT` and `FROM` of event records; append the `WHERE`.
     static let selectEvents = "SELECT \(JournalCodes.eventColumns) \(JournalCodes.eventSource)"
@@ -78,7 +108,7 @@ struct JournalHistory {
         let (eventBack, phase, outcome) = JournalCodes.decodeCall(row.int(2))
         return RecordedStep(
             seq: seq, event: EventID(rawValue: seq - eventBack),
-            node: handlersByNumber[handlerNumber]?.node ?? NodeID(rawValue: 0), phase: phase,
+            node: handler(numbered: handlerNumber)?.node ?? NodeID(rawValue: 0), phase: phase,
             kind: .call(handlerNumber: handlerNumber, outcome: outcome))
     }
 }

@@ -82,12 +82,19 @@ public final class Replayer {
         }
     }
 
-    /// An event being delivered, gathered until its raise (and its transforms') ended.
-    private struct OpenChain {
+    /// An event being delivered, gathered until its raise (and its transforms') ended. A
+    /// class, so that appending a step to it is an append, not a dictionary value rewrite.
+    private final class OpenChain {
         var members: [EventRecord]
         var steps: [RecordedStep] = []
         let tree: JournalTree
         var end: Int
+
+        init(members: [EventRecord], tree: JournalTree, end: Int) {
+            self.members = members
+            self.tree = tree
+            self.end = end
+        }
     }
 
     /// The merge of four streams ordered by seq: tree changes, handler registrations (from
@@ -125,14 +132,31 @@ public final class Replayer {
             }
         }
 
+        // The head seq of each stream, read once per row rather than once per round.
+        func head(_ cursor: JournalCursor) -> Int { cursor.hasRow ? cursor.row.int(0) : Int.max }
+        var eventSeq = head(events)
+        var changeSeq = head(changes)
+        var callSeq = head(calls)
+        var undeliveredSeq = head(undelivered)
+        // Consecutive steps mostly belong to one event: remember the last one's chain.
+        var lastEvent = EventID(rawValue: -1)
+        var lastChain: OpenChain?
+        func chain(of event: EventID) -> OpenChain? {
+            if event == lastEvent, let lastChain { return lastChain }
+            let found = chainOf[event].flatMap { open[$0] }
+            lastEvent = event
+            lastChain = found
+            return found
+        }
+
         while true {
-            let eventSeq = events.hasRow ? events.row.int(0) : Int.max
-            let changeSeq = changes.hasRow ? changes.row.int(0) : Int.max
-            let callSeq = calls.hasRow && !open.isEmpty ? calls.row.int(0) : Int.max
-            let undeliveredSeq = undelivered.hasRow && !open.isEmpty ? undelivered.row.int(0) : Int.max
-            let next = min(eventSeq, changeSeq, callSeq, undeliveredSeq)
+            let next = min(eventSeq, changeSeq, open.isEmpty ? Int.max : min(callSeq, undeliveredSeq))
             if next == Int.max || (!events.hasRow && open.isEmpty) { break }
-            try finishChains(before: next)
+            if let key = ends.minimumKey, key < next {
+                try finishChains(before: next)
+                lastChain = nil
+                lastEvent = EventID(rawValue: -1)
+            }
             if let progress, next - lastProgress > 100_000 {
                 lastProgress = next
                 progress(next)
@@ -143,12 +167,12 @@ public final class Replayer {
                     tree.apply(change, to: NodeID(rawValue: row.int(1)))
                 }
                 try changes.advance()
+                changeSeq = head(changes)
             } else if next == eventSeq {
                 let event = history.event(from: events.row)
-                if let from = event.transformedFrom, let root = chainOf[from], var chain = open[root] {
+                if let from = event.transformedFrom, let root = chainOf[from], let chain = open[root] {
                     chain.members.append(event)
                     chain.end = max(chain.end, event.finishedSeq ?? Int.max)
-                    open[root] = chain
                     chainOf[event.id] = root
                     ends.insert(chain.end, root)
                 } else {
@@ -158,20 +182,20 @@ public final class Replayer {
                     ends.insert(end, event.id)
                 }
                 try events.advance()
+                eventSeq = head(events)
             } else if next == callSeq {
-                let row = calls.row
-                let step = history.call(from: row)
-                if let root = chainOf[step.event] { open[root]?.steps.append(step) }
+                let step = history.call(from: calls.row)
+                chain(of: step.event)?.steps.append(step)
                 try calls.advance()
+                callSeq = head(calls)
             } else {
                 let row = undelivered.row
                 let event = EventID(rawValue: row.int(1))
-                if let root = chainOf[event] {
-                    open[root]?.steps.append(RecordedStep(
-                        seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
-                        phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
-                }
+                chain(of: event)?.steps.append(RecordedStep(
+                    seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
+                    phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
                 try undelivered.advance()
+                undeliveredSeq = head(undelivered)
             }
         }
         try finishChains(before: Int.max)
@@ -245,7 +269,7 @@ public final class Replayer {
             transforms: chain.dropFirst().map(\.id), stoppedBy: run.stop.map { site($0.handler, $0.stepIndex) },
             failure: failure, neverSaw: neverSaw, missedHandlers: missed, lostSteps: lost,
             divergence: run.divergence.map { Divergence(stepIndex: $0.stepIndex, expected: $0.expected, recorded: $0.recorded) },
-            calls: steps.filter { if case .call = $0.kind { true } else { false } }.count)
+            calls: steps.count { if case .call = $0.kind { true } else { false } })
     }
 
     func simulate(

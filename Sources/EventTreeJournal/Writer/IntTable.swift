@@ -1,14 +1,14 @@
 /// A map from integers to integers with open addressing and a multiplicative hash: the
 /// writer looks up a handler's number for every call row, and `Dictionary`'s SipHash costs
 /// more than the rest of the row's bookkeeping.
-struct IntTable {
+package struct IntTable {
     private var keys: [Int]
     private var values: [Int]
     private var count = 0
     /// Marks an empty slot (ids are sequence numbers, never negative).
     private static let empty = -1
 
-    init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         let size = max(16, (capacity * 2).nextPowerOf2)
         keys = Array(repeating: Self.empty, count: size)
         values = Array(repeating: 0, count: size)
@@ -21,7 +21,7 @@ struct IntTable {
         return index
     }
 
-    subscript(key: Int) -> Int? {
+    package subscript(key: Int) -> Int? {
         get {
             let index = slot(for: key)
             return keys[index] == key ? values[index] : nil

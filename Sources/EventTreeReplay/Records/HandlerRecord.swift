@@ -1,7 +1,8 @@
 import EventTree
 
-/// A handler registration as the journal recorded it.
-public struct HandlerRecord: Sendable, Hashable {
+/// A handler registration as the journal recorded it. A class: replay passes handlers
+/// around for every step, and a reference is cheaper to copy than its fields.
+public final class HandlerRecord: Sendable, Hashable {
     /// The handler's id (the seq of its registration).
     public let id: HandlerID
     /// The journal's small number for it.
@@ -24,8 +25,31 @@ public struct HandlerRecord: Sendable, Hashable {
     /// When it was removed (by its token or with its node), if it was.
     public let removedSeq: Int?
 
+    init(
+        id: HandlerID, number: Int, node: NodeID, eventType: String?, typeID: Int?,
+        channel: HandlerRegistration.Channel, phases: Phases, label: String, fileID: String, line: Int, removedSeq: Int?
+    ) {
+        self.id = id
+        self.number = number
+        self.node = node
+        self.eventType = eventType
+        self.typeID = typeID
+        self.channel = channel
+        self.phases = phases
+        self.label = label
+        self.fileID = fileID
+        self.line = line
+        self.removedSeq = removedSeq
+    }
+
     /// `file:line`.
     public var location: String { "\(fileID):\(line)" }
+
+    /// Records are equal when they describe the same handler.
+    public static func == (lhs: HandlerRecord, rhs: HandlerRecord) -> Bool { lhs.id == rhs.id }
+
+    /// Hashes the handler's id.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
     /// Whether it was registered at `seq` (added before, not removed yet).
     func isRegistered(at seq: Int) -> Bool {

@@ -33,6 +33,7 @@ struct ChainSimulator {
         let raiseSeq = root.id.rawValue
         let endSeq = chain.compactMap(\.finishedSeq).max() ?? Int.max
         var member = 0
+        var matchTable = history.matchTable(for: chain[0].typeID)
         var cursor = 0
         var stopsAfterStep = false
         var isStopped = false
@@ -42,16 +43,18 @@ struct ChainSimulator {
                 run.visits.append(ChainRun.Visit(index: index, step: step, reach: .notReached))
                 continue
             }
-            var stepItems: [RecordedStep] = []
+            // The recorded facts of this step: steps[firstItem..<cursor].
+            let firstItem = cursor
             while cursor < steps.count, steps[cursor].node == step.node, steps[cursor].phase == step.phase {
-                stepItems.append(steps[cursor])
                 cursor += 1
             }
+            let stepItems = steps[firstItem..<cursor]
             var visit = ChainRun.Visit(index: index, step: step, reach: .reached)
-            var item = 0
+            visit.calls.reserveCapacity(stepItems.count)
+            var item = firstItem
             handlers: for handler in history.handlers(on: step.node) {
                 guard handler.id.rawValue < endSeq, handler.removedSeq.map({ $0 > raiseSeq }) ?? true else { continue }
-                guard history.matches(handler, type: chain[member].typeID, channel: channel) else {
+                guard handler.channel == channel && JournalHistory.matches(handler, in: matchTable) else {
                     visit.skipped.append((handler, handler.channel != channel
                         ? "it handles \(handler.channel == .errors ? "errors" : "events"), not \(channel == .errors ? "errors" : "events")"
                         : "it is registered for \(handler.eventType ?? "?"), not \(chain[member].typeName)"))
@@ -66,7 +69,7 @@ struct ChainSimulator {
                     visit.lost.append(handler)
                     continue
                 }
-                let recorded = item < stepItems.count ? stepItems[item] : nil
+                let recorded = item < cursor ? steps[item] : nil
                 if case .undelivered(let lost)? = recorded?.kind {
                     visit.reach = .undelivered(lostCalls: lost)
                     visit.lost.append(handler)
@@ -78,6 +81,8 @@ struct ChainSimulator {
                     item += 1
                     if handler.id == variation.disabledHandler { continue }
                     visit.calls.append(ChainRun.Call(handler: handler, outcome: outcome, seq: recorded?.seq))
+                    let memberBefore = member
+                    defer { if member != memberBefore { matchTable = history.matchTable(for: chain[member].typeID) } }
                     switch apply(outcome, of: handler, at: index, channel: channel, member: &member, run: &run) {
                     case .goOn: break
                     case .stopAfterStep: stopsAfterStep = true
@@ -96,12 +101,12 @@ struct ChainSimulator {
                     }
                 }
             }
-            if run.divergence == nil, item < stepItems.count {
-                if case .undelivered(let lost) = stepItems[item].kind, item == stepItems.count - 1 {
+            if run.divergence == nil, item < cursor {
+                if case .undelivered(let lost) = steps[item].kind, item == cursor - 1 {
                     visit.reach = .undelivered(lostCalls: lost)
                 } else if !variation.isActive {
                     run.divergence = ChainRun.Divergence(
-                        stepIndex: index, expected: "no further call at this step", recorded: describe(stepItems[item]))
+                        stepIndex: index, expected: "no further call at this step", recorded: describe(steps[item]))
                 }
             }
             run.visits.append(visit)
@@ -177,7 +182,7 @@ struct ChainSimulator {
     private func describe(_ step: RecordedStep) -> String {
         switch step.kind {
         case let .call(number, outcome):
-            let handler = history.handlersByNumber[number]
+            let handler = history.handler(numbered: number)
             return "\(handler?.label ?? "handler #\(number)") (\(handler?.location ?? "?")) called at seq \(step.seq) -> \(outcome)"
         case .undelivered:
             return "an undelivered step at seq \(step.seq)"
