@@ -33,6 +33,8 @@ final class JournalWriter: @unchecked Sendable {
     private var isStopping = false
     private var isStopped = false
     private var droppedAfterClose = 0
+    /// When the sessions' counts were last written.
+    private var countsPublished = ContinuousClock.now
     /// A new size limit for the writer thread to apply before its next write.
     private var requestedMaximumSize: Int??
 
@@ -145,7 +147,13 @@ final class JournalWriter: @unchecked Sendable {
         var closingAttempts = 0
         while true {
             if pending.isEmpty && drops.isEmpty {
-                if isStopping { break }
+                if isStopping {
+                    // The last word: the sessions' counts, and the exact next seq.
+                    lock.unlock()
+                    try? rows?.write([], drops: [:], trouble: [], publishingCounts: true, closing: true)
+                    lock.lock()
+                    break
+                }
                 wake.wait(lock)
                 continue
             }
@@ -180,12 +188,15 @@ final class JournalWriter: @unchecked Sendable {
                 trouble.append(TroubleNote(
                     session: nil, kind: "dropped", message: "\(droppedAfterClose) records arrived after close", records: droppedAfterClose))
             }
+            let closing = isStopping && taken == pending.count
+            let publishing = options.durability == .buffered || flushes > 0 || closing
+                || ContinuousClock.now - countsPublished >= .seconds(1)
             lock.unlock()
 
             var failure: SQLiteError?
             do {
                 if let sizeChange { try rows?.setMaximumSize(sizeChange) }
-                try rows?.write(batches, drops: droppedNow, trouble: trouble)
+                try rows?.write(batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, closing: closing)
             } catch {
                 failure = error
             }
@@ -209,6 +220,7 @@ final class JournalWriter: @unchecked Sendable {
             }
             pending.removeFirst(taken)
             pendingRecords -= count
+            if publishing { countsPublished = .now }
             oldestPending = pending.isEmpty ? nil : .now
             committedTicket = batches.last?.ticket ?? committedTicket
             troubleSince = nil

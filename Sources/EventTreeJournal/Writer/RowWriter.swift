@@ -81,7 +81,7 @@ final class RowWriter {
             "INSERT INTO j_undelivered (seq, event_id, node_id, phase, lost_calls) VALUES (?, ?, ?, ?, ?)")
         insertTrouble = try db.prepare(
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
-        advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = max(next_seq, ?) WHERE id = 1")
+        advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
     }
@@ -96,39 +96,62 @@ final class RowWriter {
         try db.execute("PRAGMA max_page_count = \(bytes.map { max(1, $0 / pageSize) } ?? 4_294_967_294)")
     }
 
+    /// How far past the last seq written the journal reserves numbers: a reopened journal
+    /// continues after the reservation, so that the reservation needs rewriting only once in
+    /// this many numbers (and a durable commit touches no extra page for it).
+    static let sequenceReserve = 100_000
+
     /// Writes `batches`, the drop counts and the trouble notes in one transaction. On
     /// failure nothing is written and the writer's memory is as before, so the same
     /// batches can be retried.
-    func write(_ batches: [PendingBatch], drops: [SessionID: Int], trouble: [TroubleNote]) throws(SQLiteError) {
+    ///
+    /// - Parameters:
+    ///   - publishingCounts: Whether to write the sessions' event and step counts now (the
+    ///     writer does at least once a second, on flush, on close, and when a session ends),
+    ///     rather than rewrite the session row in every small durable transaction.
+    ///   - closing: Whether this is the last write: the sequence reservation is trimmed to
+    ///     the exact next number.
+    func write(
+        _ batches: [PendingBatch], drops: [SessionID: Int], trouble: [TroubleNote], publishingCounts: Bool,
+        closing: Bool = false
+    ) throws(SQLiteError) {
         let saved = model
         do {
             try begin.run()
-            var counts: [SessionID: (events: Int, steps: Int, dropped: Int)] = [:]
+            var publish = publishingCounts
             for batch in batches {
-                var count = counts[batch.session] ?? (0, 0, 0)
+                var count = model.pendingCounts[batch.session] ?? (0, 0, 0)
                 for record in batch.records {
+                    if case .sessionEnded = record.fact { publish = true }
                     try apply(record, session: batch.session, count: &count)
                 }
-                counts[batch.session] = count
+                model.pendingCounts[batch.session] = count
             }
             try flushCalls()
             try insertUnfinishedEvents()
             for (session, dropped) in drops {
-                counts[session, default: (0, 0, 0)].dropped += dropped
+                model.pendingCounts[session, default: (0, 0, 0)].dropped += dropped
                 try note(TroubleNote(
                     session: session, kind: "dropped",
                     message: "the journal's buffer was full; \(dropped) records were dropped", records: dropped))
             }
             for item in trouble { try note(item) }
-            for (session, count) in counts where count != (0, 0, 0) {
-                try countSession.bind(count.events, at: 1)
-                try countSession.bind(count.steps, at: 2)
-                try countSession.bind(count.dropped, at: 3)
-                try countSession.bind(session.rawValue, at: 4)
-                try countSession.run()
+            if publish {
+                for (session, count) in model.pendingCounts where count != (0, 0, 0) {
+                    try countSession.bind(count.events, at: 1)
+                    try countSession.bind(count.steps, at: 2)
+                    try countSession.bind(count.dropped, at: 3)
+                    try countSession.bind(session.rawValue, at: 4)
+                    try countSession.run()
+                }
+                model.pendingCounts = [:]
             }
-            try advanceSequence.bind(sequence.peek, at: 1)
-            try advanceSequence.run()
+            let next = sequence.peek
+            if closing || next >= model.reservedSequence {
+                model.reservedSequence = closing ? next : next + Self.sequenceReserve
+                try advanceSequence.bind(model.reservedSequence, at: 1)
+                try advanceSequence.run()
+            }
             try commit.run()
         } catch {
             callValues.removeAll(keepingCapacity: true)
