@@ -33,10 +33,20 @@ final class JournalWriter: @unchecked Sendable {
     private var isStopping = false
     private var isStopped = false
     private var droppedAfterClose = 0
+    /// Durable raisers waiting for their commit now, and the most seen waiting together
+    /// since the last commit that found only one (for group commit).
+    private var durableWaiters = 0
+    /// Whether a transaction is being written (by the writer thread or a durable raiser).
+    private var isWriting = false
+    private var concurrentRaisers = 0
     /// When the sessions' counts were last written.
     private var countsPublished = ContinuousClock.now
     /// A new size limit for the writer thread to apply before its next write.
     private var requestedMaximumSize: Int??
+
+    /// How long a durable commit waits for other raising threads to join it (a fraction of
+    /// an fsync, which is what joining saves them).
+    static let groupCommitWindow = 60_000
 
     init(rows: RowWriter, options: JournalOptions, path: String, sequence: SequenceCounter) {
         self.rows = rows
@@ -74,12 +84,19 @@ final class JournalWriter: @unchecked Sendable {
         pending.append(PendingBatch(records: records, session: session, ticket: ticket))
         pendingRecords += records.count
         if oldestPending == nil { oldestPending = .now }
-        wake.signal()
+        wake.broadcast()
         guard options.durability == .durable else { return }
         let failuresBefore = failedAttempts
+        durableWaiters += 1
+        concurrentRaisers = max(concurrentRaisers, durableWaiters)
         while committedTicket < ticket && failedAttempts == failuresBefore && !isStopped {
-            progress.wait(lock)
+            if !isWriting && !pending.isEmpty {
+                commitAsLeader()
+            } else {
+                progress.wait(lock)
+            }
         }
+        durableWaiters -= 1
     }
 
     // MARK: Callers of flush and close
@@ -140,95 +157,138 @@ final class JournalWriter: @unchecked Sendable {
         lock.withLock { lastError.map(JournalStatus.failing) ?? .healthy }
     }
 
+    // MARK: Writing
+
+    /// Commits what is pending (whole batches, up to a transaction's size) in one
+    /// transaction. Called with the lock held and no other write under way; returns with
+    /// the lock held.
+    ///
+    /// - Returns: Whether the transaction committed.
+    private func commitPending() -> Bool {
+        isWriting = true
+        var taken = 0
+        var count = 0
+        while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= options.transactionSize) {
+            count += pending[taken].records.count
+            taken += 1
+        }
+        let sizeChange = requestedMaximumSize
+        requestedMaximumSize = nil
+        let batches = Array(pending[..<taken])
+        let droppedNow = drops
+        drops = [:]
+        var trouble: [TroubleNote] = []
+        if let since = troubleSince {
+            trouble.append(TroubleNote(
+                session: nil, kind: "write-failed",
+                message: "writes failed, then recovered; \(since.records) records waited in memory, none lost. First error: \(since.message)",
+                records: since.records))
+        }
+        if droppedAfterClose > 0 {
+            trouble.append(TroubleNote(
+                session: nil, kind: "dropped", message: "\(droppedAfterClose) records arrived after close", records: droppedAfterClose))
+        }
+        let closing = isStopping && taken == pending.count
+        let publishing = options.durability == .buffered || flushes > 0 || closing
+            || ContinuousClock.now - countsPublished >= .seconds(1)
+        lock.unlock()
+
+        var failure: SQLiteError?
+        do {
+            if let sizeChange { try rows?.setMaximumSize(sizeChange) }
+            try rows?.write(batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, closing: closing)
+        } catch {
+            failure = error
+        }
+
+        lock.lock()
+        isWriting = false
+        defer {
+            progress.broadcast()
+            wake.broadcast()
+        }
+        if let failure {
+            for (session, count) in droppedNow { drops[session, default: 0] += count }
+            failedAttempts += 1
+            let error = JournalError.sqlite(path: path, cause: failure)
+            let wasHealthy = lastError == nil
+            lastError = error
+            if troubleSince == nil { troubleSince = (failure.description, pendingRecords) }
+            if wasHealthy { notify(.failing(error)) }
+            return false
+        }
+        pending.removeFirst(taken)
+        pendingRecords -= count
+        if publishing { countsPublished = .now }
+        oldestPending = pending.isEmpty ? nil : .now
+        committedTicket = batches.last?.ticket ?? committedTicket
+        troubleSince = nil
+        droppedAfterClose = 0
+        let recovered = lastError != nil
+        lastError = nil
+        if recovered { notify(.healthy) }
+        return true
+    }
+
+    /// In durable mode, a raiser commits its own batch (and any that joined it) when no
+    /// write is under way, rather than hand it to the writer thread and wait for it to
+    /// wake: a commit without two thread switches. Others join by waiting for the next.
+    private func commitAsLeader() {
+        if pending.count < concurrentRaisers && flushes == 0 && !isStopping {
+            // Group commit: other threads have been raising durably; give the next of them
+            // a moment (less than a commit takes) to join this transaction.
+            let arrived = wake.wait(lock, nanoseconds: Self.groupCommitWindow)
+            if !arrived && pending.count < 2 { concurrentRaisers = durableWaiters }
+            if isWriting || pending.isEmpty { return }
+        }
+        _ = commitPending()
+    }
+
     // MARK: The writer thread
 
     private func run() {
         lock.lock()
         var closingAttempts = 0
         while true {
+            if isWriting {
+                wake.wait(lock)
+                continue
+            }
             if pending.isEmpty && drops.isEmpty {
                 if isStopping {
                     // The last word: the sessions' counts, and the exact next seq.
+                    isWriting = true
                     lock.unlock()
                     try? rows?.write([], drops: [:], trouble: [], publishingCounts: true, closing: true)
                     lock.lock()
+                    isWriting = false
                     break
                 }
                 wake.wait(lock)
                 continue
             }
-            let urgent = options.durability == .durable || flushes > 0 || isStopping
-                || pendingRecords >= options.transactionSize
-            if !urgent, let oldest = oldestPending {
+            let urgent = flushes > 0 || isStopping || pendingRecords >= options.transactionSize
+            if options.durability == .durable && !urgent {
+                // Durable raisers commit their own batches; the thread steps in only for
+                // batches nobody waits for any more (after a failed write), on flush and close.
+                let signalled = wake.wait(lock, nanoseconds: options.maxDelay.nanoseconds)
+                if signalled || durableWaiters > 0 { continue }
+            }
+            if !urgent, options.durability == .buffered, let oldest = oldestPending {
                 let waited = ContinuousClock.now - oldest
                 if waited < options.maxDelay {
                     wake.wait(lock, nanoseconds: (options.maxDelay - waited).nanoseconds)
                     continue
                 }
             }
-            var taken = 0
-            var count = 0
-            while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= options.transactionSize) {
-                count += pending[taken].records.count
-                taken += 1
-            }
-            let sizeChange = requestedMaximumSize
-            requestedMaximumSize = nil
-            let batches = Array(pending[..<taken])
-            let droppedNow = drops
-            drops = [:]
-            var trouble: [TroubleNote] = []
-            if let since = troubleSince {
-                trouble.append(TroubleNote(
-                    session: nil, kind: "write-failed",
-                    message: "writes failed, then recovered; \(since.records) records waited in memory, none lost. First error: \(since.message)",
-                    records: since.records))
-            }
-            if droppedAfterClose > 0 {
-                trouble.append(TroubleNote(
-                    session: nil, kind: "dropped", message: "\(droppedAfterClose) records arrived after close", records: droppedAfterClose))
-            }
-            let closing = isStopping && taken == pending.count
-            let publishing = options.durability == .buffered || flushes > 0 || closing
-                || ContinuousClock.now - countsPublished >= .seconds(1)
-            lock.unlock()
-
-            var failure: SQLiteError?
-            do {
-                if let sizeChange { try rows?.setMaximumSize(sizeChange) }
-                try rows?.write(batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, closing: closing)
-            } catch {
-                failure = error
-            }
-
-            lock.lock()
-            if let failure {
-                for (session, count) in droppedNow { drops[session, default: 0] += count }
-                failedAttempts += 1
-                let error = JournalError.sqlite(path: path, cause: failure)
-                let wasHealthy = lastError == nil
-                lastError = error
-                if troubleSince == nil { troubleSince = (failure.description, pendingRecords) }
-                progress.broadcast()
-                if wasHealthy { notify(.failing(error)) }
+            if isWriting || (pending.isEmpty && drops.isEmpty) { continue }
+            if !commitPending() {
                 if isStopping {
                     closingAttempts += 1
                     if closingAttempts >= 3 { break }
                 }
                 wake.wait(lock, nanoseconds: options.retryDelay.nanoseconds)
-                continue
             }
-            pending.removeFirst(taken)
-            pendingRecords -= count
-            if publishing { countsPublished = .now }
-            oldestPending = pending.isEmpty ? nil : .now
-            committedTicket = batches.last?.ticket ?? committedTicket
-            troubleSince = nil
-            droppedAfterClose = 0
-            let recovered = lastError != nil
-            lastError = nil
-            progress.broadcast()
-            if recovered { notify(.healthy) }
         }
         rows = nil
         isStopped = true
