@@ -163,7 +163,8 @@ CREATE INDEX j_changes_by_node ON j_changes (node_id, seq);
 -- ---------------------------------------------------------------------------------------
 -- Public views: the query contract.
 
-CREATE VIEW delivery_history AS
+-- One row per handler call, in seq order (the first half of delivery_history).
+CREATE VIEW call_history AS
 SELECT c.seq AS seq,
        e.session_id AS session_id,
        e.event_id AS event_id,
@@ -183,16 +184,28 @@ FROM j_calls c
 JOIN j_events e ON e.event_id = c.seq - (c.code >> 5)
 JOIN j_types t ON t.type_id = e.type_id
 JOIN j_handlers h ON h.handler_no = c.handler_no
-LEFT JOIN j_call_details d ON d.seq = c.seq
-UNION ALL
-SELECT u.seq, e.session_id, e.event_id, t.name,
+LEFT JOIN j_call_details d ON d.seq = c.seq;
+
+-- One row per step that could not be delivered (the second half of delivery_history).
+CREATE VIEW undelivered_history AS
+SELECT u.seq AS seq,
+       e.session_id AS session_id,
+       e.event_id AS event_id,
+       t.name AS event_type,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = u.node_id AND p.since_seq <= u.seq
-         ORDER BY p.since_seq DESC LIMIT 1),
-       CASE u.phase WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END,
-       NULL, NULL, 'undelivered', NULL, NULL, NULL
+         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       CASE u.phase WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END AS phase,
+       NULL AS handler_label, NULL AS handler_location, 'undelivered' AS outcome, NULL AS error,
+       NULL AS duration_ns, NULL AS answer
 FROM j_undelivered u
 JOIN j_events e ON e.event_id = u.event_id
 JOIN j_types t ON t.type_id = e.type_id;
+
+-- One row per handler call or undelivered step.
+CREATE VIEW delivery_history AS
+SELECT * FROM call_history
+UNION ALL
+SELECT * FROM undelivered_history;
 
 CREATE VIEW event_history AS
 SELECT e.event_id AS event_id,

@@ -37,11 +37,6 @@ struct Query: TerminalCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    static let columns = [
-        "seq", "session_id", "event_id", "event_type", "node_path", "phase", "handler_label", "handler_location",
-        "outcome", "error",
-    ]
-
     mutating func run(on terminal: Terminal) throws {
         let reader = try JournalReader(path: options.journal)
         var conditions: [String] = []
@@ -58,15 +53,10 @@ struct Query: TerminalCommand {
         if let outcome { add("outcome = ?", .text(outcome.name)) }
         if let since { add("seq >= ?", .integer(since)) }
         if let until { add("seq <= ?", .integer(until)) }
-        var sql = "SELECT \(Self.columns.joined(separator: ", ")) FROM delivery_history"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY seq"
-        if let limit {
-            sql += " LIMIT ?"
-            arguments.append(.integer(limit))
+        var table = Table(columns: DeliveryHistoryReader.columns)
+        try DeliveryHistoryReader(reader: reader).forEachRow(where: conditions, arguments, limit: limit) { row in
+            table.rows.append(Self.cells(row))
         }
-        var table = Table(columns: Self.columns)
-        try reader.forEachRow(sql, arguments) { row in table.rows.append(Self.cells(row)) }
         terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
     }
 

@@ -22,18 +22,18 @@ struct Tail: TerminalCommand {
         let reader = try JournalReader(path: options.journal)
         var after = 0
         if let last {
-            after = try reader.rows(
-                "SELECT coalesce(min(seq), 0) - 1 FROM (SELECT seq FROM delivery_history ORDER BY seq DESC LIMIT ?)",
-                [.integer(max(last, 0))]).first?.first?.int ?? 0
+            after = try reader.rows("""
+                SELECT coalesce(min(seq), 0) - 1 FROM (
+                    SELECT seq FROM (SELECT seq FROM j_calls ORDER BY seq DESC LIMIT ?1)
+                    UNION ALL SELECT seq FROM (SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?1)
+                    ORDER BY seq DESC LIMIT ?1)
+                """, [.integer(max(last, 0))]).first?.first?.int ?? 0
         }
         var printedHeader = false
         let deadline = seconds.map { Date().addingTimeInterval($0) }
         repeat {
-            var table = Table(columns: Query.columns)
-            try reader.forEachRow(
-                "SELECT \(Query.columns.joined(separator: ", ")) FROM delivery_history WHERE seq > ? ORDER BY seq",
-                [.integer(after)]
-            ) { row in
+            var table = Table(columns: DeliveryHistoryReader.columns)
+            try DeliveryHistoryReader(reader: reader).forEachRow(where: ["seq > ?"], [.integer(after)], limit: nil) { row in
                 table.rows.append(Query.cells(row))
                 after = row.int(0)
             }
