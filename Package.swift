@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "EventTreeJournal", targets: ["EventTreeJournal"]),
         .library(name: "EventTreeReplay", targets: ["EventTreeReplay"]),
         .library(name: "EventTreeTesting", targets: ["EventTreeTesting"]),
+        .library(name: "EventTreeCommands", targets: ["EventTreeCommands"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
     dependencies: [

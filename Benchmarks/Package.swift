@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "EventTreeJournal", package: "main"),
                 .product(name: "EventTreeReplay", package: "main"),
                 .product(name: "EventTreeTesting", package: "main"),
+                .product(name: "EventTreeCommands", package: "main"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]),

@@ -23,17 +23,18 @@ struct Report {
     /// Adds a target row from a comparison; `lowerIsBetter` when the ratio is a cost.
     mutating func target(
         _ measure: String, _ comparison: Comparison, ours: (Double) -> String, baseline: (Double) -> String,
-        floor: Double, target: Double, lowerIsBetter: Bool
+        floor: Double?, target: Double, lowerIsBetter: Bool
     ) {
         let ratios = comparison.ratios
         let middle = median(ratios)
-        let holds = lowerIsBetter ? middle <= floor : middle >= floor
         let sign = lowerIsBetter ? "≤" : "≥"
+        // A row without a floor is context (its target says what we aim for), not a check.
+        let status = floor.map { (lowerIsBetter ? middle <= $0 : middle >= $0) ? "ok" : "MISS" } ?? "-"
         targets.append(Target(
             measure: measure, ours: ours(median(comparison.ours)), baseline: baseline(median(comparison.baseline)),
             ratio: String(format: "%.2f× (%.2f–%.2f)", middle, ratios.min() ?? 0, ratios.max() ?? 0),
-            floor: String(format: "%@ %.2f×", sign, floor), target: String(format: "%@ %.2f×", sign, target),
-            status: holds ? "ok" : "MISS"))
+            floor: floor.map { String(format: "%@ %.2f×", sign, $0) } ?? "-", target: String(format: "%@ %.2f×", sign, target),
+            status: status))
     }
 
     mutating func check(_ name: String, value: Double, atMost limit: Double) {

@@ -1,5 +1,6 @@
 import EventTree
 import EventTreeJournal
+import EventTreeCommands
 import EventTreeReplay
 import Foundation
 
@@ -26,14 +27,37 @@ enum Scaling {
         for index in stride(from: 0, to: events.count, by: max(1, events.count / 20)) {
             explain.append(try timed { _ = try replayer.explain(event: EventID(rawValue: events[index]), node: "app") })
         }
-        let reader = try JournalReader(path: path)
-        let query = try timed {
-            _ = try reader.rows("SELECT * FROM delivery_history WHERE event_type = ? AND seq >= ? ORDER BY seq LIMIT 100", [.text("Ping"), .integer(steps / 2)])
+        // `eventtree query` itself, on the second half of the journal.
+        let silent = Terminal(write: { _ in }, writeError: { _ in }, isColorful: false, showsProgress: false)
+        let query = timed {
+            _ = EventTreeCommand.run(
+                ["query", path, "--type", "Ping", "--since", String(steps / 2), "--limit", "100", "--format", "csv"],
+                terminal: silent)
         }
-        let memoryBefore = peakMemoryKiB()
-        let replay = try fullReplay(path)
-        print("steps=\(steps) write=\(Double(steps) / writeSeconds) bytes=\(bytes) scan=\(scan) replay=\(replay) explain=\(median(explain)) query=\(query) peak=\(peakMemoryKiB()) before=\(memoryBefore)")
+        // Full replay and its peak memory in a process of its own: this one's peak holds
+        // the writer's buffer.
+        let replay = try runChild(["--replay-child", path])
+        print("steps=\(steps) write=\(Double(steps) / writeSeconds) bytes=\(bytes) scan=\(scan) explain=\(median(explain)) query=\(query) \(replay)")
         for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// In a child: replays the journal at `path` and prints its rate and this process's peak memory.
+    static func replayChild(path: String) throws {
+        let rate = try fullReplay(path)
+        print("replay=\(rate) peak=\(peakMemoryKiB())")
+    }
+
+    /// Runs this executable with `arguments` and returns the last line it printed.
+    static func runChild(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
     }
 
     /// Runs a child per size and adds the scaling rows and the scaling target.
@@ -41,15 +65,7 @@ enum Scaling {
         var results: [Int: [String: Double]] = [:]
         for exponent in exponents {
             let steps = Int(pow(10, Double(exponent)))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            process.arguments = ["--scaling-child", String(steps)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            let line = try runChild(["--scaling-child", String(steps)])
             var values: [String: Double] = [:]
             for pair in line.split(separator: " ") {
                 let parts = pair.split(separator: "=")

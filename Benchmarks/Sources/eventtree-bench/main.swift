@@ -13,6 +13,10 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 
+if let path = option("--replay-child") {
+    try Scaling.replayChild(path: path)
+    exit(0)
+}
 if let steps = option("--scaling-child").flatMap(Int.init) {
     try Scaling.child(steps: steps)
     exit(0)
