@@ -81,10 +81,15 @@ final class JournalWriter: @unchecked Sendable {
         }
         let ticket = nextTicket
         nextTicket += 1
+        let wasEmpty = pending.isEmpty
         pending.append(PendingBatch(records: records, session: session, ticket: ticket))
         pendingRecords += records.count
         if oldestPending == nil { oldestPending = .now }
-        wake.broadcast()
+        // Wake the writer only when it waits for work (an empty buffer) or must not wait
+        // any longer: a buffered raise costs no system call while a batch is gathering.
+        if options.durability == .durable || wasEmpty || pendingRecords >= options.transactionSize {
+            wake.broadcast()
+        }
         guard options.durability == .durable else { return }
         let failuresBefore = failedAttempts
         durableWaiters += 1
