@@ -7,7 +7,8 @@ let package = Package(
     name: "EventTreeBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named, so that the dependency does not take the name of whatever folder holds the clone.
+        .package(name: "EventTree", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
@@ -19,11 +20,11 @@ let package = Package(
             name: "eventtree-bench",
             dependencies: [
                 "CBenchSupport",
-                .product(name: "EventTree", package: "main"),
-                .product(name: "EventTreeJournal", package: "main"),
-                .product(name: "EventTreeReplay", package: "main"),
-                .product(name: "EventTreeTesting", package: "main"),
-                .product(name: "EventTreeCommands", package: "main"),
+                .product(name: "EventTree", package: "EventTree"),
+                .product(name: "EventTreeJournal", package: "EventTree"),
+                .product(name: "EventTreeReplay", package: "EventTree"),
+                .product(name: "EventTreeTesting", package: "EventTree"),
+                .product(name: "EventTreeCommands", package: "EventTree"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]),

@@ -225,17 +225,17 @@ final class RowWriter {
             try insertNode.bind(session.rawValue, at: 2)
             try insertNode.bind(name, at: 3)
             try insertNode.run()
-            try change(seq, node: node, .created(name: name), parent: nil, position: nil, name: name)
+            try change(seq, node: node, .created(name: name))
         case let .nodeAttached(node, parent, index):
-            try change(seq, node: node, .attached(parent: parent, index: index), parent: parent, position: index, name: nil)
+            try change(seq, node: node, .attached(parent: parent, index: index))
         case let .nodeDetached(node, parent):
-            try change(seq, node: node, .detached, parent: parent, position: nil, name: nil)
+            try change(seq, node: node, .detached, formerParent: parent)
         case let .nodeMoved(node, parent, index):
-            try change(seq, node: node, .moved(parent: parent, index: index), parent: parent, position: index, name: nil)
+            try change(seq, node: node, .moved(parent: parent, index: index))
         case let .nodeRenamed(node, name):
-            try change(seq, node: node, .renamed(name: name), parent: nil, position: nil, name: name)
+            try change(seq, node: node, .renamed(name: name))
         case .nodeReleased(let node):
-            try change(seq, node: node, .released, parent: nil, position: nil, name: nil)
+            try change(seq, node: node, .released)
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
@@ -265,8 +265,20 @@ final class RowWriter {
     /// Records a tree change, applies it to the writer's tree, and records the new paths
     /// (a released node's path stays frozen: no new path rows).
     private func change(
-        _ seq: Int, node: NodeID, _ change: JournalTree.Change, parent: NodeID?, position: Int?, name: String?
+        _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil
     ) throws(SQLiteError) {
+        var parent = formerParent
+        var position: Int?
+        var name: String?
+        switch change {
+        case let .attached(newParent, index), let .moved(newParent, index):
+            parent = newParent
+            position = index
+        case let .created(newName), let .renamed(newName):
+            name = newName
+        case .detached, .released:
+            break
+        }
         try insertChange.bind(seq, at: 1)
         try insertChange.bind(node.rawValue, at: 2)
         try insertChange.bind(JournalCodes.changes.firstIndex(of: change.name)!, at: 3)
