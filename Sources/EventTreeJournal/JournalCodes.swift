@@ -4,7 +4,6 @@ import EventTree
 /// place for both directions (the views spell the same codes out in SQL).
 package enum JournalCodes {
     package static func code(_ phase: Phase) -> Int { phase.rawValue }
-    package static func phase(_ code: Int) -> Phase? { Phase(rawValue: code) }
 
     package static func code(_ outcome: Outcome.Kind) -> Int { Outcome.Kind.allCases.firstIndex(of: outcome)! }
     package static func outcome(_ code: Int) -> Outcome.Kind? {

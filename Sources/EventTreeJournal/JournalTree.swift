@@ -99,15 +99,4 @@ public struct JournalTree: Sendable {
 
     /// The roots, in creation order.
     public var roots: [NodeID] { nodes.filter { $0.value.parent == nil }.keys.sorted() }
-
-    /// The node and every node below it, depth-first, pre-order.
-    public func subtree(of node: NodeID) -> [NodeID] {
-        var result: [NodeID] = []
-        var pending = [node]
-        while let current = pending.popLast() {
-            result.append(current)
-            pending.append(contentsOf: (nodes[current]?.children ?? []).reversed())
-        }
-        return result
-    }
 }

@@ -146,9 +146,6 @@ public struct JournalRow {
     /// The number of columns.
     public var count: Int { Int(sqlite3_column_count(statement)) }
 
-    /// The name of column `index` (0-based).
-    public func name(_ index: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(index))) }
-
     /// The integer in column `index` (0 for NULL).
     public func int(_ index: Int) -> Int { Int(sqlite3_column_int64(statement, Int32(index))) }
 

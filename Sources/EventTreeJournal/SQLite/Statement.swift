@@ -78,9 +78,6 @@ struct Statement: ~Copyable {
     /// The integer in column `index`, or `nil` for NULL.
     func optionalInt(_ index: Int32) -> Int? { isNull(index) ? nil : int(index) }
 
-    /// The real number in column `index`.
-    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
-
     /// The text in column `index`, or `nil` for NULL.
     func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, index) else { return nil }
@@ -90,9 +87,4 @@ struct Statement: ~Copyable {
     /// Whether column `index` is NULL.
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
-    /// The number of columns of the result.
-    var columnCount: Int32 { sqlite3_column_count(handle) }
-
-    /// The name of column `index`.
-    func columnName(_ index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
 }
