@@ -93,6 +93,32 @@ final class StatusLog: @unchecked Sendable {
         #expect(statuses.values.last == "healthy")
     }
 
+    @Test func aDurableRaiseOnAFullJournalReturnsAndItsRecordsAreRetried() async throws {
+        var options = JournalOptions()
+        options.durability = .durable
+        options.retryDelay = .milliseconds(5)
+        options.maxDelay = .milliseconds(5)
+        try await withTemporaryJournal(options: options) { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(NamedEvent.self, label: "h") { _, _ in .handled }
+            try journal.flush()
+            journal.setMaximumSize(try #require(bytes(journal.path)).count)
+            let filler = String(repeating: "z", count: 3_000)
+            // Each raise waits for its commit; when the commit fails it returns rather than hang.
+            for index in 0..<20 { app.raise(NamedEvent("e\(index)", ["filler": filler])) }
+            guard case .failing = journal.status else {
+                Issue.record("expected a failing status, got \(journal.status)")
+                return
+            }
+            journal.setMaximumSize(nil)
+            try journal.flush()
+            #expect(journal.status == .healthy)
+            #expect(try lines(journal.path, "SELECT count(*) FROM event_history") == ["20"])
+            #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["20"])
+        }
+    }
+
     @Test func theDroppingPolicyCountsAndJournalsWhatItDrops() async throws {
         var options = JournalOptions()
         options.whenFull = .drop
