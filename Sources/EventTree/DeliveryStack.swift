@@ -18,7 +18,8 @@ final class DeliveryStack {
         let batch: RecordBatch?
     }
 
-    var frames: [Frame] = []
+    /// Used by its own thread only, so the per-access exclusivity check is left out.
+    @exclusivity(unchecked) var frames: [Frame] = []
 
     /// The innermost delivery of `bus` on this thread, if it is the innermost of all.
     func innermost(of bus: ObjectIdentifier) -> Frame? {

@@ -1,6 +1,7 @@
 /// A raised value in a box whose class says its exact type, so that a handler typed for
 /// that exact type matches it with one pointer comparison and reads it without a
 /// dynamic cast.
+@usableFromInline
 class AnyEventBox: @unchecked Sendable {
     // Safe: immutable; subclasses add one immutable Sendable value.
 
@@ -8,11 +9,14 @@ class AnyEventBox: @unchecked Sendable {
     var anyValue: any Sendable { fatalError("abstract") }
 }
 
-/// The box for values of type `Value`.
+/// The box for values of type `Value`. Usable from inlinable code, so that a raise
+/// specialized in the caller's module makes its box without a runtime metadata lookup.
+@usableFromInline
 final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
     // Safe: `value` is immutable and Sendable.
     let value: Value
 
+    @usableFromInline
     init(_ value: Value) {
         self.value = value
     }

@@ -3,10 +3,11 @@ extension EventBus {
     /// the lock held (so that replay rebuilding the tree at that number sees what the route
     /// saw), records the raise, and computes the route outside the lock.
     func begin(
-        _ payload: RaisedEvent.Payload, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy,
-        answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?, inherited: RecordBatch??
+        _ payload: RaisedEvent.Payload, box: AnyEventBox?, at origin: NodeCore, mode: DeliveryMode,
+        policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
+        inherited: RecordBatch??
     ) -> Delivery {
-        let box = payload.makeBox()
+        let box = box ?? payload.makeBox()
         let channel = payload.channel
         let outer = inherited == nil ? DeliveryStack.current.innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
@@ -78,14 +79,24 @@ extension EventBus {
 
     // MARK: The synchronous driver
 
+    /// The entry point of the inlinable raise: delivers an event already boxed (by code
+    /// specialized for its type) from the calling thread.
+    @usableFromInline
+    func deliverBoxed(
+        _ payload: RaisedEvent.Payload, _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
+        policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool
+    ) -> RaiseResult {
+        deliver(payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor)
+    }
+
     /// Delivers `payload` on the calling thread and returns how it ended.
     func deliver(
-        _ payload: RaisedEvent.Payload, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy = .continue,
-        answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
+        _ payload: RaisedEvent.Payload, box: AnyEventBox? = nil, at origin: NodeCore, mode: DeliveryMode,
+        policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
         cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) -> RaiseResult {
         var delivery = begin(
-            payload, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
+            payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
         let stack = DeliveryStack.current
         var eventID = delivery.current.id
@@ -131,7 +142,7 @@ extension EventBus {
         answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) async -> RaiseResult {
         var delivery = begin(
-            payload, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
+            payload, box: nil, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
         while let entry = delivery.nextHandler() {
             let frame = DeliveryStack.Frame(

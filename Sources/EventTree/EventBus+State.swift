@@ -7,6 +7,9 @@ extension EventBus {
         var unhandledErrorHook: (@Sendable (RaisedEvent) -> Void)?
         /// The event and error types raised so far, by channel and box type.
         var types: [TypeKey: TypeInfo] = [:]
+        /// The last type looked up: most raises repeat the previous one's type, and a
+        /// comparison is cheaper than hashing.
+        var lastType: (key: TypeKey, info: TypeInfo)?
         /// The same, in the order first seen, each with its first value (matching new
         /// handlers against them is a dynamic cast of a value).
         var seenTypes: [(channel: HandlerRegistration.Channel, sample: AnyEventBox, info: TypeInfo)] = []
@@ -29,9 +32,14 @@ extension EventBus {
             of box: AnyEventBox, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
         ) -> TypeInfo {
             let key = TypeKey(box: ObjectIdentifier(Swift.type(of: box)), channel: channel)
-            if let info = types[key] { return info }
+            if let last = lastType, last.key == key { return last.info }
+            if let info = types[key] {
+                lastType = (key, info)
+                return info
+            }
             let info = TypeInfo(name: naming(), index: seenTypes.count)
             types[key] = info
+            lastType = (key, info)
             seenTypes.append((channel, box, info))
             for list in topology.handlers {
                 for entry in list where entry.channel == channel && entry.registration.eventType != nil && entry.matches(box) {

@@ -14,7 +14,8 @@ public final class EventBus: @unchecked Sendable {
     // Safe: `state` is read and written only with `lock` held; every other stored
     // property is immutable, atomic, or itself Sendable.
     let lock = Lock()
-    var state = State()
+    /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.
+    @exclusivity(unchecked) var state = State()
     /// Bumped by every change that can alter a step's handler list (a handler added or
     /// removed, a node released). A step whose raise saw the same generation can use the
     /// raise's snapshot without taking the lock.

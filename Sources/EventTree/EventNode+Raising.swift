@@ -14,12 +14,14 @@ extension EventNode {
     ///     are called only when it is the main actor; elsewhere their calls are recorded as
     ///     failed (use ``raiseAsync(_:mode:onFailure:)`` to await them).
     /// - Returns: The event's id and how the raise ended.
-    @discardableResult
+    @inlinable @discardableResult
     public func raise<E: Event>(
         _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
-        bus.deliver(.event(event), at: core, mode: mode, policy: policy, onMainActor: isolation === MainActor.shared)
+        bus.deliverBoxed(
+            .event(event), EventBox(event), at: core, mode: mode, policy: policy, answerCheck: nil,
+            onMainActor: isolation === MainActor.shared)
     }
 
     /// Raises a request and returns the first answer, or an explicit
@@ -28,13 +30,14 @@ extension EventNode {
     /// ```swift
     /// let user = screen.request(CurrentUser()).answer
     /// ```
+    @inlinable
     public func request<R: Request>(
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
-        RequestResult(raise: bus.deliver(
-            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer },
-            onMainActor: isolation === MainActor.shared))
+        RequestResult(raise: bus.deliverBoxed(
+            .event(request), EventBox(request), at: core, mode: mode, policy: policy,
+            answerCheck: { $0 is R.Answer }, onMainActor: isolation === MainActor.shared))
     }
 
     /// Reports an error at this node: it bubbles up on the error channel, where only error

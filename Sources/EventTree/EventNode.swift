@@ -12,7 +12,7 @@
 public final class EventNode: Sendable, CustomStringConvertible {
     /// The bus this node's tree lives on.
     public let bus: EventBus
-    let core: NodeCore
+    @usableFromInline let core: NodeCore
 
     /// Creates a root node on `bus`.
     ///

@@ -3,6 +3,7 @@ import Synchronization
 /// The bus's private record of one node. The user's ``EventNode`` owns it; the bus's
 /// tree refers to it by slot. It outlives its ``EventNode`` only as long as a route
 /// snapshot still mentions it, and holds no handlers once released.
+@usableFromInline
 final class NodeCore: @unchecked Sendable {
     // Safe: `name` and `handle` are read and written only with the bus's lock held;
     // everything else is immutable or atomic.

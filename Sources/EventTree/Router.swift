@@ -21,6 +21,7 @@ public enum Router {
         from origin: Tree.Node, mode: DeliveryMode, in tree: Tree
     ) -> [RouteStep<Tree.Node>] {
         var steps: [RouteStep<Tree.Node>] = []
+        steps.reserveCapacity(8)
         switch mode {
         case .bubble:
             steps.append(RouteStep(node: origin, phase: .target))

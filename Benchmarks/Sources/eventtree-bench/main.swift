@@ -29,6 +29,9 @@ if let what = option("--profile") {
     case "delivery":
         let node = flatNode(on: EventBus())
         for index in 0..<count { node.raise(Ping(n: index)) }
+    case "delivery1":
+        let node = flatNode(on: EventBus(), handlers: 1)
+        for index in 0..<count { node.raise(Ping(n: index)) }
     case "recorded":
         let node = flatNode(on: EventBus(recorder: BatchRecorder()))
         for index in 0..<count { node.raise(Ping(n: index)) }
