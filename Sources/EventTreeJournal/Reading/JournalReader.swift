@@ -55,8 +55,13 @@ public final class JournalReader {
 
     private static func openDefensively(_ name: String, flags: Int32) throws(SQLiteError) -> Connection {
         let db = try Connection(path: name, flags: flags)
-        eventtree_sqlite_enable_defensive(db.handle)
-        eventtree_sqlite_disable_trusted_schema(db.handle)
+        // "SQLITE_DBCONFIG_DEFENSIVE … disables language features that allow ordinary SQL
+        // to deliberately corrupt the database file"; with trusted_schema off, functions
+        // in the (untrusted) schema's views and triggers cannot have side effects.
+        var status = eventtree_sqlite_enable_defensive(db.handle)
+        guard status == SQLITE_OK else { throw db.error(status, sql: "sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)") }
+        status = eventtree_sqlite_disable_trusted_schema(db.handle)
+        guard status == SQLITE_OK else { throw db.error(status, sql: "sqlite3_db_config(SQLITE_DBCONFIG_TRUSTED_SCHEMA)") }
         try db.execute("PRAGMA query_only = 1")
         return db
     }
