@@ -54,9 +54,8 @@ final class RecordBatch: @unchecked Sendable {
     // For the same reason the per-append dynamic exclusivity check is left out.
     @exclusivity(unchecked) var records: [Record]
 
-    /// Creates an empty batch with room for a raise of `capacity` records.
-    init(capacity: Int = 16) {
-        records = []
-        records.reserveCapacity(capacity)
+    /// Creates a batch starting with `records` (the raise's own facts).
+    init(records: [Record]) {
+        self.records = records
     }
 }

@@ -2,44 +2,54 @@ extension EventBus {
     /// Opens a raise: names its type, takes the tree snapshot and the event's number with
     /// the lock held (so that replay rebuilding the tree at that number sees what the route
     /// saw), records the raise, and computes the route outside the lock.
+    ///
+    /// - Parameters:
+    ///   - stack: This thread's deliveries, when the caller already has it.
+    ///   - inherited: The batch of the delivery this one follows up (an error or a
+    ///     conversion), which then is not the outermost; `nil` to look at `stack`.
     func begin(
         _ payload: RaisedEvent.Payload, box: AnyEventBox?, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
-        inherited: RecordBatch??
+        inherited: RecordBatch??, stack: DeliveryStack? = nil
     ) -> Delivery {
         let box = box ?? payload.makeBox()
-        let channel = payload.channel
-        let outer = inherited == nil ? DeliveryStack.current.innermost(of: ObjectIdentifier(self)) : nil
+        let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
         lock.lock()
-        let recording = recorder != nil && !state.isEnded
-        let batch = inherited ?? outer?.batch ?? (recording ? RecordBatch() : nil)
-        var log = FactLog(sequence: sequence, isRecording: batch != nil)
-        let type = state.typeInfo(of: box, channel: channel, naming: { payload.typeName }, log: &log)
+        let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
+            recorder != nil && !state.isEnded
+        }
+        var log = FactLog(sequence: sequence, isRecording: recording)
+        let (raised, typeIndex) = openRaise(
+            payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
+            transformedFrom: nil, policy: policy, log: &log)
         let snapshot = state.topology
         let generation = generation.load(ordering: .relaxed)
-        let id = EventID(rawValue: log.takeNumber())
-        let raised = RaisedEvent(
-            id: id, typeName: type.name, payload: payload, origin: origin.id, mode: mode,
-            cause: explicitCause ?? outer?.eventID, transformedFrom: nil, policy: policy)
-        log.record(.raised(raised), numbered: id.rawValue)
         let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
         lock.unlock()
-        if let batch, !log.records.isEmpty { batch.records.append(contentsOf: log.records) }
+        // An outermost raise's batch starts as the log's records; a nested one joins its parent's.
+        let batch: RecordBatch?
+        let parent: RecordBatch?? = inherited ?? outer.map(\.batch)
+        if let parent {
+            parent?.records.append(contentsOf: log.records)
+            batch = parent
+        } else {
+            batch = recording ? RecordBatch(records: log.records) : nil
+        }
 
         let route: [RouteStep<Int>]
         if isLive {
-            let tree = LiveRouteTree(topology: snapshot, box: box, typeIndex: type.index, channel: channel)
+            let tree = LiveRouteTree(topology: snapshot, box: box, typeIndex: typeIndex, channel: payload.channel)
             route = Router.route(from: origin.slot, mode: mode, in: tree)
         } else {
             // Raised at a released node: nothing can be reached from it.
             route = []
             batch?.records.append(Record(
-                seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostCalls: 0)))
+                seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostCalls: 0)))
         }
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, box: box,
-            typeIndex: type.index, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+            typeIndex: typeIndex, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -49,15 +59,27 @@ extension EventBus {
         let box = payload.makeBox()
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil)
-        let type = state.typeInfo(of: box, channel: .events, naming: { payload.typeName }, log: &log)
-        let id = EventID(rawValue: log.takeNumber())
-        let raised = RaisedEvent(
-            id: id, typeName: type.name, payload: payload, origin: old.origin, mode: old.mode,
-            cause: old.cause, transformedFrom: old.id, policy: old.policy)
-        log.record(.raised(raised), numbered: id.rawValue)
+        let (raised, typeIndex) = openRaise(
+            payload, box: box, origin: old.origin, mode: old.mode, cause: old.cause, transformedFrom: old.id,
+            policy: old.policy, log: &log)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
-        return (raised, box, type.index)
+        return (raised, box, typeIndex)
+    }
+
+    /// With the lock held: names the value's type (recording, on the first meeting, which
+    /// handlers match it), takes the raise's number, and records the raise.
+    private func openRaise(
+        _ payload: RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
+        transformedFrom: EventID?, policy: FailurePolicy, log: inout FactLog
+    ) -> (RaisedEvent, typeIndex: Int) {
+        let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
+        let id = EventID(rawValue: log.takeNumber())
+        let raised = RaisedEvent(
+            id: id, typeName: type.name, payload: payload, origin: origin, mode: mode, cause: cause,
+            transformedFrom: transformedFrom, policy: policy)
+        log.record(.raised(raised), numbered: id.rawValue)
+        return (raised, type.index)
     }
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
@@ -95,10 +117,10 @@ extension EventBus {
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
         cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) -> RaiseResult {
+        let stack = DeliveryStack.current
         var delivery = begin(
             payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited)
-        let stack = DeliveryStack.current
+            inherited: inherited, stack: stack)
         var eventID = delivery.current.id
         stack.frames.append(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
         let depth = stack.frames.count - 1

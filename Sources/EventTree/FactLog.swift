@@ -7,6 +7,14 @@ struct FactLog {
     let isRecording: Bool
     var records: [Record] = []
 
+    /// A log numbering from `sequence`; a recording one has room for a typical raise's
+    /// records, since an outermost raise's batch starts as its log.
+    init(sequence: SequenceCounter, isRecording: Bool) {
+        self.sequence = sequence
+        self.isRecording = isRecording
+        if isRecording { records.reserveCapacity(16) }
+    }
+
     /// Records `fact` with the next number.
     mutating func record(_ fact: Fact) {
         if isRecording { records.append(Record(seq: sequence.advance(), fact: fact)) }
