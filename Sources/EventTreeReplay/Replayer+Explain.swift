@@ -28,7 +28,9 @@ extension Replayer {
                             nodePath: tree.path(of: visit.step.node), phase: visit.step.phase),
                         outcome: call.outcome.map(\.rawValue) ?? "would be called")
                 },
-                skipped: visit.skipped.map { Explanation.SkippedHandler(label: $0.0.label, location: $0.0.location, reason: $0.1) },
+                skipped: visit.skipped.map {
+                    Explanation.SkippedHandler(label: $0.handler.label, location: $0.handler.location, reason: $0.reason.text(for: $0.handler))
+                },
                 lost: visit.lost.map { handler in
                     StepHandler(
                         handler: handler.id, label: handler.label, location: handler.location,
@@ -161,7 +163,9 @@ extension Replayer {
             let stopStep = route[stop.stepIndex]
             return verdict(false, .stoppedEarlier, "stopped earlier: \(stop.handler.label) (\(stop.handler.location)) at \(tree.path(of: stopStep.node)) in the \(stopStep.phase) phase returned \(stop.outcome), before step \(visit.index + 1) (\(visit.step.phase)) at \(path)")
         }
-        let reasons = visits.flatMap { visit in visit.skipped.map { "\($0.0.label) (\($0.0.location)): \($0.1)" } }
+        let reasons = visits.flatMap { visit in
+            visit.skipped.map { "\($0.handler.label) (\($0.handler.location)): \($0.reason.text(for: $0.handler))" }
+        }
         let phases = visits.map(\.step.phase.description).joined(separator: " and ")
         return verdict(false, .noMatchingHandler, reasons.isEmpty
             ? "reached in the \(phases) phase, but no handler was registered there"

@@ -26,9 +26,32 @@ struct ChainRun {
         var reach: Reach
         var calls: [Call] = []
         /// Handlers registered on the node that did not take part, with the reason.
-        var skipped: [(HandlerRecord, String)] = []
+        var skipped: [(handler: HandlerRecord, reason: SkipReason)] = []
         /// Handlers whose calls were lost because the node had been released.
         var lost: [HandlerRecord] = []
+    }
+
+    /// Why a handler on a visited node took no part. Kept as a value: a full replay visits
+    /// millions of steps and only an explanation reads the reasons.
+    enum SkipReason {
+        /// It hears the other channel.
+        case otherChannel(HandlerRegistration.Channel)
+        /// It is registered for another type than the event's (named).
+        case otherType(String)
+        /// It does not listen in the step's phase.
+        case otherPhase(Phase)
+
+        /// The reason in words, about `handler`.
+        func text(for handler: HandlerRecord) -> String {
+            switch self {
+            case .otherChannel(let channel):
+                "it handles \(handler.channel == .errors ? "errors" : "events"), not \(channel == .errors ? "errors" : "events")"
+            case .otherType(let eventType):
+                "it is registered for \(handler.eventType ?? "?"), not \(eventType)"
+            case .otherPhase(let phase):
+                "it does not listen in the \(phase) phase"
+            }
+        }
     }
 
     struct Divergence {

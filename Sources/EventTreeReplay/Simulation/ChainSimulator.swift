@@ -56,12 +56,11 @@ struct ChainSimulator {
                 guard handler.id.rawValue < endSeq, handler.removedSeq.map({ $0 > raiseSeq }) ?? true else { continue }
                 guard handler.channel == channel && JournalHistory.matches(handler, in: matchTable) else {
                     visit.skipped.append((handler, handler.channel != channel
-                        ? "it handles \(handler.channel == .errors ? "errors" : "events"), not \(channel == .errors ? "errors" : "events")"
-                        : "it is registered for \(handler.eventType ?? "?"), not \(chain[member].typeName)"))
+                        ? .otherChannel(channel) : .otherType(chain[member].typeName)))
                     continue
                 }
                 guard handler.phases.contains(step.phase) else {
-                    visit.skipped.append((handler, "it does not listen in the \(step.phase) phase"))
+                    visit.skipped.append((handler, .otherPhase(step.phase)))
                     continue
                 }
                 if isStopped { break }
