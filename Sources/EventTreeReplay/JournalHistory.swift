@@ -98,6 +98,16 @@ final class JournalHistory {
             lostCalls: row.int(15), policy: row.int(16) == 1 ? .stop : .continue)
     }
 
+    /// `SELECT` of undelivered steps, decoded by ``undelivered(from:)``; append the `WHERE`.
+    static let selectUndelivered = "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered"
+
+    /// Decodes an undelivered step selected with ``selectUndelivered``.
+    func undelivered(from row: JournalRow) -> RecordedStep {
+        RecordedStep(
+            seq: row.int(0), event: EventID(rawValue: row.int(1)), node: NodeID(rawValue: row.int(2)),
+            phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4)))
+    }
+
     /// `SELECT` of call rows, decoded by ``call(from:)``; append the `WHERE`.
     static let selectCalls = "SELECT seq, handler_no, code FROM j_calls"
 

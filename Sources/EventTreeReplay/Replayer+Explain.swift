@@ -87,15 +87,9 @@ extension Replayer {
             let step = history.call(from: row)
             if ids.contains(step.event) { steps.append(step) }
         }
-        try reader.forEachRow(
-            "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq > ? AND seq <= ? ORDER BY seq",
-            range
-        ) { row in
-            let event = EventID(rawValue: row.int(1))
-            guard ids.contains(event) else { return }
-            steps.append(RecordedStep(
-                seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
-                phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
+        try reader.forEachRow(JournalHistory.selectUndelivered + " WHERE seq > ? AND seq <= ? ORDER BY seq", range) { row in
+            let step = history.undelivered(from: row)
+            if ids.contains(step.event) { steps.append(step) }
         }
         steps.sort { $0.seq < $1.seq }
         return (chain, steps, try tree(session: root.session, before: root.id.rawValue))

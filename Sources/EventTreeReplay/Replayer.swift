@@ -114,8 +114,7 @@ public final class Replayer {
         let calls = try reader.cursor(
             JournalHistory.selectCalls + " WHERE seq > ? ORDER BY seq", [sessionArgument])
         let undelivered = try reader.cursor(
-            "SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq > ? ORDER BY seq",
-            [sessionArgument])
+            JournalHistory.selectUndelivered + " WHERE seq > ? ORDER BY seq", [sessionArgument])
 
         var tree = JournalTree()
         var open: [EventID: OpenChain] = [:]
@@ -189,11 +188,8 @@ public final class Replayer {
                 try calls.advance()
                 callSeq = head(calls)
             } else {
-                let row = undelivered.row
-                let event = EventID(rawValue: row.int(1))
-                chain(of: event)?.steps.append(RecordedStep(
-                    seq: row.int(0), event: event, node: NodeID(rawValue: row.int(2)),
-                    phase: Phase(rawValue: row.int(3)) ?? .target, kind: .undelivered(lostCalls: row.int(4))))
+                let step = history.undelivered(from: undelivered.row)
+                chain(of: step.event)?.steps.append(step)
                 try undelivered.advance()
                 undeliveredSeq = head(undelivered)
             }
