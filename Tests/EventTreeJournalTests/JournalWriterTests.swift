@@ -20,6 +20,20 @@ final class StatusLog: @unchecked Sendable {
     var values: [String] { lock.withLock { stored } }
 }
 
+/// Expects `journal` to be failing, lifts its size limit, and expects it to recover with
+/// every one of `raises` raises (one handler call each) committed.
+func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    guard case .failing = journal.status else {
+        Issue.record("expected a failing status, got \(journal.status)", sourceLocation: sourceLocation)
+        return
+    }
+    journal.setMaximumSize(nil)
+    try journal.flush()
+    #expect(journal.status == .healthy, sourceLocation: sourceLocation)
+    #expect(try lines(journal.path, "SELECT count(*) FROM event_history") == ["\(raises)"], sourceLocation: sourceLocation)
+    #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["\(raises)"], sourceLocation: sourceLocation)
+}
+
 @Suite struct JournalWriterTests {
     @Test func aDurableRaiseReturnsOnlyOnceItsRecordsAreCommitted() async throws {
         var options = JournalOptions()
@@ -77,15 +91,7 @@ final class StatusLog: @unchecked Sendable {
                 #expect(pending > 0)
                 #expect(error.description.contains("records kept in memory and retried"))
             }
-            guard case .failing = journal.status else {
-                Issue.record("expected a failing status, got \(journal.status)")
-                return
-            }
-            journal.setMaximumSize(nil)
-            try journal.flush()
-            #expect(journal.status == .healthy)
-            #expect(try lines(journal.path, "SELECT count(*) FROM event_history") == ["200"])
-            #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["200"])
+            try expectRecovery(journal, raises: 200)
             let trouble = try lines(journal.path, "SELECT kind, records > 0, message LIKE '%none lost%' FROM journal_trouble")
             #expect(trouble == ["write-failed|1|1"])
         }
@@ -107,15 +113,7 @@ final class StatusLog: @unchecked Sendable {
             let filler = String(repeating: "z", count: 3_000)
             // Each raise waits for its commit; when the commit fails it returns rather than hang.
             for index in 0..<20 { app.raise(NamedEvent("e\(index)", ["filler": filler])) }
-            guard case .failing = journal.status else {
-                Issue.record("expected a failing status, got \(journal.status)")
-                return
-            }
-            journal.setMaximumSize(nil)
-            try journal.flush()
-            #expect(journal.status == .healthy)
-            #expect(try lines(journal.path, "SELECT count(*) FROM event_history") == ["20"])
-            #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["20"])
+            try expectRecovery(journal, raises: 20)
         }
     }
 
