@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One event's journey along its route: a state machine that the synchronous and the
 /// async drivers (`EventBus+Delivery.swift`) step through, so that the rules of a step
 /// (phases, handler lists, outcomes, stops, transforms, failures) are written once.
@@ -242,16 +234,18 @@ struct Delivery {
         channel == .errors ? !actedWithoutFailing : !acted
     }
 
-    /// Records the end of the raise (for every event of its transform chain) and returns
-    /// its result.
-    func finish() -> RaiseResult {
+    /// Records the end of the raise (for every event of its transform chain).
+    func recordEnd() {
+        guard batch != nil else { return }
         let status = status
-        if batch != nil {
-            record(.raiseFinished(first.id, status: status))
-            for id in transforms { record(.raiseFinished(id, status: status)) }
-            if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
-        }
-        return RaiseResult(eventID: first.id, finalEventID: current.id, status: status, answer: answer)
+        record(.raiseFinished(first.id, status: status))
+        for id in transforms { record(.raiseFinished(id, status: status)) }
+        if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
+    }
+
+    /// The raise's result, once its records are handed over.
+    func result(recording: RecordingStatus) -> RaiseResult {
+        RaiseResult(eventID: first.id, finalEventID: current.id, status: status, answer: answer, recording: recording)
     }
 }
 
@@ -271,11 +265,4 @@ extension RaisedEvent.Payload {
         case .error(let error): EventTree.makeBox(error)
         }
     }
-}
-
-/// Nanoseconds on a monotonic clock, for timing handler calls.
-func monotonicNanoseconds() -> Int {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
 }

@@ -85,18 +85,23 @@ extension EventBus {
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
     /// delivery's records to the recorder.
     func end(_ delivery: borrowing Delivery) -> RaiseResult {
-        let result = delivery.finish()
+        delivery.recordEnd()
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hook = lock.withLock { isError ? state.unhandledErrorHook : state.deadLetterHook }
             hook?(delivery.first)
         }
-        if delivery.isOutermost, let batch = delivery.batch, let recorder {
-            let records = batch.records
-            batch.records = []
-            recorder.record(records, session: session)
+        var recording = RecordingStatus.notRecorded
+        if let batch = delivery.batch {
+            if delivery.isOutermost, let recorder {
+                let records = batch.records
+                batch.records = []
+                recording = recorder.record(records, session: session)
+            } else {
+                recording = .withEnclosingRaise
+            }
         }
-        return result
+        return delivery.result(recording: recording)
     }
 
     // MARK: The synchronous driver

@@ -8,14 +8,25 @@ public struct RaiseResult: Sendable {
     public let status: RaiseStatus
     /// The answer, when ``status`` is ``RaiseStatus/answered(by:)``.
     public let answer: (any Sendable)?
+    /// What became of the raise's records (see ``RecordingStatus``).
+    public let recording: RecordingStatus
 
     /// Creates a result.
-    public init(eventID: EventID, finalEventID: EventID, status: RaiseStatus, answer: (any Sendable)?) {
+    public init(
+        eventID: EventID, finalEventID: EventID, status: RaiseStatus, answer: (any Sendable)?,
+        recording: RecordingStatus = .notRecorded
+    ) {
         self.eventID = eventID
         self.finalEventID = finalEventID
         self.status = status
         self.answer = answer
+        self.recording = recording
     }
+
+    /// Whether the raise's records are committed to stable storage: `true` only from a
+    /// durable journal once they are committed with `synchronous=FULL`; always `false` from
+    /// a buffered journal, an in-memory recorder, or with no recorder.
+    public var isDurable: Bool { recording.isDurable }
 }
 
 /// What a request returns: the raise's result and the typed answer.

@@ -17,5 +17,8 @@ public protocol Recorder: AnyObject, Sendable {
     /// - Parameters:
     ///   - records: Facts in sequence order.
     ///   - session: The session they belong to.
-    func record(_ records: [Record], session: SessionID)
+    /// - Returns: What became of the records: the raise that handed them over returns it
+    ///   as ``RaiseResult/recording``.
+    @discardableResult
+    func record(_ records: [Record], session: SessionID) -> RecordingStatus
 }

@@ -51,6 +51,11 @@ public final class Journal: Recorder {
             // "The WAL journaling mode is persistent": set once, it stays with the file.
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute(options.durability == .durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            // "The journal_size_limit pragma may be used to limit the size of ... WAL files
+            // left in the file-system after transactions or checkpoints"; the automatic
+            // PASSIVE checkpoint runs after a commit that leaves more pages than this.
+            try db.execute("PRAGMA journal_size_limit = \(max(0, options.walSizeLimit))")
+            try db.execute("PRAGMA wal_autocheckpoint = \(max(1, options.checkpointPages))")
             if let maximumSize = options.maximumSize { try RowWriter.limitSize(of: db, to: maximumSize) }
         } catch {
             throw Migrator.classify(error, path: resolved)
@@ -59,7 +64,7 @@ public final class Journal: Recorder {
         do {
             sequence = SequenceCounter(startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1)
             let rows = try RowWriter(db: db, sequence: sequence)
-            writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
+            writer = JournalWriter(rows: rows, options: options, path: resolved)
         } catch {
             throw Migrator.classify(error, path: resolved)
         }
@@ -72,8 +77,14 @@ public final class Journal: Recorder {
     }
 
     /// Takes a bus's records: appends them to the buffer (buffered mode) or waits for
-    /// their commit (durable mode).
-    public func record(_ records: [Record], session: SessionID) {
+    /// their commit (durable mode, at most ``JournalOptions/durableTimeout``).
+    ///
+    /// - Returns: ``RecordingStatus/accepted`` in buffered mode; ``RecordingStatus/durable``
+    ///   once committed in durable mode, ``RecordingStatus/notDurable(reason:)`` when the
+    ///   commit did not happen in time (the records stay queued and are retried);
+    ///   ``RecordingStatus/dropped(reason:)`` when the journal is closed or its full buffer
+    ///   drops records.
+    public func record(_ records: [Record], session: SessionID) -> RecordingStatus {
         writer.enqueue(records, session: session)
     }
 
@@ -85,11 +96,13 @@ public final class Journal: Recorder {
         try writer.flush()
     }
 
-    /// Commits what is pending and closes the file. Records that arrive later are counted
-    /// and dropped. Closing twice does nothing.
+    /// Commits what is pending and closes the file. While writes fail it keeps retrying
+    /// for at most ``JournalOptions/closeTimeout``. Raises that arrive later (or wait for
+    /// room in a full buffer) return ``RecordingStatus/dropped(reason:)`` and are counted
+    /// in ``status``. Closing twice does nothing.
     ///
-    /// - Throws: ``JournalError/writeFailed(path:pending:cause:)`` when pending records could
-    ///   not be committed after retries.
+    /// - Throws: ``JournalError/recordsLost(path:count:cause:)`` when pending records could
+    ///   not be committed in time: they are lost, and the error says how many.
     public func close() throws(JournalError) {
         try writer.close()
         JournalRegistry.shared.remove(writer)

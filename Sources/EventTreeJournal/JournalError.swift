@@ -23,8 +23,11 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(path: String, holder: String)
     /// The journal was closed.
     case closed(path: String)
-    /// Records could not be written; they are kept and retried.
+    /// Records could not be written yet; they are kept in memory and retried.
     case writeFailed(path: String, pending: Int, cause: SQLiteError)
+    /// The journal closed with records it could not write: they are lost, and this says
+    /// how many. `cause` is the last write error, if writing failed.
+    case recordsLost(path: String, count: Int, cause: SQLiteError?)
     /// Any other SQLite failure.
     case sqlite(path: String, cause: SQLiteError)
 
@@ -54,7 +57,11 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .closed(path):
             "the journal \(path) is closed"
         case let .writeFailed(path, pending, cause):
-            "cannot write to \(path) (\(pending) records kept in memory and retried): \(cause)"
+            "cannot write to \(path) now (\(pending) records wait in memory and are retried): \(cause)"
+        case let .recordsLost(path, count, cause?):
+            "closed \(path) with \(count) records it could not write; they are lost: \(cause)"
+        case let .recordsLost(path, count, nil):
+            "closed \(path) with \(count) records it could not write; they are lost"
         case let .sqlite(path, cause):
             "\(path): \(cause)"
         }

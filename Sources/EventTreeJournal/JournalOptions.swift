@@ -4,10 +4,13 @@ public struct JournalOptions: Sendable {
     public enum Durability: Sendable, Hashable {
         /// The raising thread appends its records to a buffer and returns; a writer thread
         /// commits batches (at most ``maxDelay`` later) with `synchronous=NORMAL`: a crash of
-        /// the process loses nothing committed, a power loss may lose the last batches.
+        /// the process loses at most the unwritten backlog (bounded by ``maxBacklog``), a
+        /// power loss may also lose the last committed transactions.
         case buffered
-        /// A raise returns only once its records are committed with `synchronous=FULL`
-        /// (threads raising together share commits). Survives power loss.
+        /// A raise returns once its records are committed with `synchronous=FULL` (threads
+        /// raising together share commits), and its result says ``RaiseResult/isDurable``.
+        /// When they cannot be committed within ``durableTimeout`` the raise returns with
+        /// `isDurable == false` and the records stay queued for retry.
         case durable
     }
 
@@ -21,20 +24,41 @@ public struct JournalOptions: Sendable {
 
     /// See ``Durability``; buffered by default.
     public var durability: Durability = .buffered
-    /// How many records the buffer holds before ``whenFull`` applies.
+    /// How many records the buffer holds, written or not, before ``whenFull`` applies.
+    /// While writes fail, records wait here for the retry.
     public var capacity: Int = 1 << 20
     /// See ``WhenFull``; block by default.
     public var whenFull: WhenFull = .block
     /// How long buffered records may wait before the writer commits them.
     public var maxDelay: Duration = .milliseconds(50)
+    /// How many records may wait unwritten while writes succeed before a buffered raise
+    /// waits for the writer: the bound on what a crash can lose in buffered mode. Raisers
+    /// faster than the disk are slowed to its pace instead of piling up a backlog. Applies
+    /// under ``WhenFull/block``; while writes fail, ``capacity`` bounds the buffer instead.
+    public var maxBacklog: Int = 16_384
     /// How many records one transaction holds at most (whole raises are never split).
+    /// After a failed write the writer retries with smaller transactions, down to one
+    /// raise, so that whatever space was freed is used.
     public var transactionSize: Int = 50_000
     /// How long the writer waits before retrying after a failed write.
     public var retryDelay: Duration = .milliseconds(100)
+    /// How long a durable raise waits for its commit while writes fail before it returns
+    /// with ``RaiseResult/isDurable`` `false` (its records stay queued and are retried).
+    public var durableTimeout: Duration = .seconds(2)
+    /// How long ``Journal/close()`` keeps retrying failed writes before it gives up and
+    /// reports the records it could not write.
+    public var closeTimeout: Duration = .seconds(5)
     /// A size limit for the journal file, in bytes (`PRAGMA max_page_count`). Writes past it
     /// fail like a full disk: surfaced, retried, nothing dropped silently.
     public var maximumSize: Int?
-    /// Called on the writer thread when writing starts failing or recovers.
+    /// The size the write-ahead log is truncated to after a checkpoint resets it
+    /// (`PRAGMA journal_size_limit`), in bytes. The writer checkpoints after each commit
+    /// that leaves more than ``checkpointPages`` pages in the log.
+    public var walSizeLimit: Int = 4 << 20
+    /// How many pages the write-ahead log may hold before the writer checkpoints it
+    /// (`PRAGMA wal_autocheckpoint`).
+    public var checkpointPages: Int = 1_000
+    /// Called on the writer thread when writing starts failing, recovers, or the journal closes.
     public var onStatusChange: (@Sendable (JournalStatus) -> Void)?
 
     /// The defaults: buffered, blocking when full, 50 ms batches.
@@ -47,4 +71,7 @@ public enum JournalStatus: Sendable, Equatable {
     case healthy
     /// The last write failed; records are kept (bounded by the capacity) and retried.
     case failing(JournalError)
+    /// The journal is closed: later records are counted and not written; `unrecorded` says
+    /// how many records (of later raises, or left unwritten at close) it did not write.
+    case closed(unrecorded: Int)
 }

@@ -22,9 +22,12 @@ public final class TraceRecorder: Recorder, @unchecked Sendable {
         sequence = SequenceCounter()
     }
 
-    /// Keeps the records.
-    public func record(_ records: [Record], session: SessionID) {
+    /// Keeps the records in memory.
+    ///
+    /// - Returns: ``RecordingStatus/accepted``: memory is not stable storage.
+    public func record(_ records: [Record], session: SessionID) -> RecordingStatus {
         lock.withLock { stored.append(contentsOf: records) }
+        return .accepted
     }
 
     /// Every record so far, in sequence order.

@@ -14,6 +14,7 @@ final class StatusLog: @unchecked Sendable {
             switch status {
             case .healthy: stored.append("healthy")
             case .failing(let error): stored.append("failing: \(error)")
+            case .closed(let unrecorded): stored.append("closed, \(unrecorded) unrecorded")
             }
         }
     }
@@ -89,31 +90,48 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
                 }
                 #expect(cause.isDiskFull)
                 #expect(pending > 0)
-                #expect(error.description.contains("records kept in memory and retried"))
+                #expect(error.description.contains("records wait in memory and are retried"))
             }
             try expectRecovery(journal, raises: 200)
-            let trouble = try lines(journal.path, "SELECT kind, records > 0, message LIKE '%none lost%' FROM journal_trouble")
-            #expect(trouble == ["write-failed|1|1"])
+            let trouble = try lines(journal.path, "SELECT kind, records, message LIKE '%records waited in memory and writing resumed%' FROM journal_trouble")
+            // Every raise records 3 facts (raise, call, end), and the first one the handler's
+            // first meeting with the type: all 601 records waited, none was lost.
+            #expect(trouble == ["write-failed|601|1"])
         }
+        #expect(statuses.values.count == 3)
         #expect(statuses.values.first?.hasPrefix("failing: ") == true)
-        #expect(statuses.values.last == "healthy")
+        #expect(statuses.values.dropFirst() == ["healthy", "closed, 0 unrecorded"])
     }
 
-    @Test func aDurableRaiseOnAFullJournalReturnsAndItsRecordsAreRetried() async throws {
+    @Test func aDurableRaiseOnAFullJournalSaysItIsNotDurableAndItsRecordsAreRetried() async throws {
         var options = JournalOptions()
         options.durability = .durable
         options.retryDelay = .milliseconds(5)
         options.maxDelay = .milliseconds(5)
+        options.durableTimeout = .milliseconds(40)
         try await withTemporaryJournal(options: options) { journal in
             let bus = EventBus(recorder: journal)
             let app = EventNode("app", bus: bus)
             app.on(NamedEvent.self, label: "h") { _, _ in .handled }
-            try journal.flush()
+            #expect(app.raise(NamedEvent("before")).recording == .durable)
             journal.setMaximumSize(try #require(bytes(journal.path)).count)
             let filler = String(repeating: "z", count: 3_000)
-            // Each raise waits for its commit; when the commit fails it returns rather than hang.
-            for index in 0..<20 { app.raise(NamedEvent("e\(index)", ["filler": filler])) }
-            try expectRecovery(journal, raises: 20)
+            // Each raise waits for its commit; when it cannot happen in time it returns, and
+            // says so, rather than hang or pretend.
+            let results = (0..<20).map { app.raise(NamedEvent("e\($0)", ["filler": filler])) }
+            // The file's free pages take the first raises; from the first that finds it
+            // full, none is durable.
+            let full = try #require(results.firstIndex { !$0.isDurable })
+            #expect(full < 5)
+            for result in results[full...] {
+                guard case .notDurable(let reason) = result.recording else {
+                    Issue.record("expected notDurable, got \(result.recording)")
+                    continue
+                }
+                #expect(reason.hasPrefix("not committed within 0.04 seconds; the records wait in memory and are retried: SQLite error 13"))
+            }
+            try expectRecovery(journal, raises: 21)
+            #expect(app.raise(NamedEvent("after")).recording == .durable)
         }
     }
 
@@ -176,6 +194,98 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
             #expect(throws: JournalError.closed(path: path)) { try journal.flush() }
             app.raise(Ping())
             #expect(try lines(path, "SELECT count(*) FROM event_history") == ["1"])
+        }
+    }
+
+    @Test func aTransactionTooLargeForTheFreedSpaceIsRetriedInSmallerOnes() async throws {
+        var options = JournalOptions()
+        options.maxDelay = .seconds(3600)
+        options.retryDelay = .milliseconds(5)
+        try await withTemporaryJournal(options: options) { journal throws in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(NamedEvent.self, label: "h") { _, _ in .handled }
+            try journal.flush()
+            let size = try #require(bytes(journal.path)).count
+            journal.setMaximumSize(size)
+            let filler = String(repeating: "w", count: 2_000)
+            // 300 raises of ~2 kB wait as one batch of transactions: ~600 kB.
+            for index in 0..<300 { app.raise(NamedEvent("e\(index)", ["filler": filler])) }
+            #expect(throws: JournalError.self) { try journal.flush() }
+            // Free room for about a third of them: one transaction of all 300 would still
+            // fail, smaller ones use the room.
+            journal.setMaximumSize(size + 240_000)
+            var committed = 0
+            for _ in 0..<400 where committed == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+                committed = try #require(Int(try lines(journal.path, "SELECT count(*) FROM event_history")[0]))
+            }
+            #expect(committed > 0 && committed < 300)
+            guard case .failing = journal.status else {
+                Issue.record("expected failing, got \(journal.status)")
+                return
+            }
+            try expectRecovery(journal, raises: 300)
+        }
+    }
+
+    @Test func closeReleasesRaisersWaitingForRoomAndSaysExactlyWhatWasLost() async throws {
+        let statuses = StatusLog()
+        var options = JournalOptions()
+        options.capacity = 30
+        options.retryDelay = .milliseconds(5)
+        options.closeTimeout = .milliseconds(100)
+        options.onStatusChange = { statuses.append($0) }
+        try await withTemporaryDirectory { directory throws in
+            let path = directory + "/closing.eventtree"
+            let journal = try Journal(path: path, options: options)
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            try journal.flush()
+            journal.setMaximumSize(try #require(bytes(path)).count)
+            let filler = String(repeating: "v", count: 4_000)
+            // Unhandled raises of 3 records each (raise, end, dead letter). The file's free
+            // pages take the first ones; raise until a flush fails: then 3 records wait.
+            var raised = 0
+            repeat {
+                app.raise(NamedEvent("e\(raised)", ["filler": filler]))
+                raised += 1
+            } while (try? journal.flush()) != nil && raised < 50
+            // 9 more fill the buffer of 30; the next waits for room the full disk never makes.
+            for index in 0..<9 { app.raise(NamedEvent("f\(index)", ["filler": filler])) }
+            let waiting = Task.detached { app.raise(NamedEvent("e10", ["filler": filler])) }
+            do throws(JournalError) {
+                try journal.close()
+                Issue.record("close succeeded on a full disk")
+            } catch {
+                guard case .recordsLost(path, 30, let cause?) = error, cause.isDiskFull else {
+                    Issue.record("expected 30 records lost to a full disk, got \(error)")
+                    return
+                }
+                #expect(error.description == "closed \(path) with 30 records it could not write; they are lost: \(cause)")
+            }
+            let released = await waiting.value
+            #expect(released.recording == .dropped(reason: "the journal \(path) is closed; 3 records of this raise were not written"))
+            #expect(journal.status == .closed(unrecorded: 33))
+            #expect(app.raise(NamedEvent("late")).recording == .dropped(reason: "the journal \(path) is closed; 3 records of this raise were not written"))
+            #expect(journal.status == .closed(unrecorded: 36))
+        }
+        #expect(statuses.values.last == "closed, 30 unrecorded")
+    }
+
+    @Test func aBufferedRaiseWaitsWhenTheUnwrittenBacklogIsOverItsBound() async throws {
+        var options = JournalOptions()
+        options.maxDelay = .seconds(3600)
+        options.maxBacklog = 90
+        try await withTemporaryJournal(options: options) { journal throws in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(Ping.self, label: "h") { _, _ in .handled }
+            for index in 0..<1_000 { app.raise(Ping(n: index)) }
+            // 3 records a raise: at most the backlog (90) and the transaction being written
+            // (at most 90 + one raise) wait unwritten: a crash now loses at most 61 raises.
+            let committed = try #require(Int(try lines(journal.path, "SELECT count(*) FROM event_history")[0]))
+            #expect(committed >= 1_000 - 61)
         }
     }
 }

@@ -14,7 +14,10 @@ final class BatchRecorder: Recorder, @unchecked Sendable {
     // Safe: only used from one thread in the benchmark.
     let sequence = SequenceCounter()
     var batches: [([Record], SessionID)] = []
-    func record(_ records: [Record], session: SessionID) { batches.append((records, session)) }
+    func record(_ records: [Record], session: SessionID) -> RecordingStatus {
+        batches.append((records, session))
+        return .accepted
+    }
 
     /// How many handler calls the batches hold.
     var calls: Int {

@@ -4,55 +4,86 @@ import Foundation
 /// The buffer between raising threads and the disk, and the thread that drains it.
 ///
 /// Raising threads append whole batches under a short lock and return (or, in durable
-/// mode, wait for their commit). One writer thread takes everything pending, whole batches
-/// only, and commits it in one transaction; while it writes, new batches gather for the
-/// next transaction (group commit). A failed transaction is rolled back and retried with
-/// the same batches; nothing is dropped unless the options ask for it, and then it is
-/// counted and journaled.
+/// mode, wait for their commit). One writer thread takes pending batches, whole batches
+/// only, and commits them in one transaction; while it writes, new batches gather for the
+/// next transaction (group commit).
+///
+/// A failed transaction is rolled back and retried with the same batches in smaller
+/// transactions (down to one batch), so that whatever space a full disk frees is used.
+/// Nothing is dropped unless the options ask for it, and then it is counted and
+/// journaled; a durable raise is answered `durable` only once its batch is committed.
 final class JournalWriter: @unchecked Sendable {
     // Safe: every mutable property is read and written only with `lock` held, except
-    // `rows`, which only the writer thread touches once it has started.
+    // `rows`, which only the thread holding `isWriting` touches.
     private let lock = Lock()
+    /// The writer thread waits here for work.
     private let wake = Condition()
+    /// Raisers, `flush` and `close` wait here for commits and room.
     private let progress = Condition()
     private let options: JournalOptions
     private let path: String
-    private let sequence: SequenceCounter
     private var rows: RowWriter?
 
     private var pending: [PendingBatch] = []
     private var pendingRecords = 0
-    private var oldestPending: ContinuousClock.Instant?
+    /// Records of the transaction being written (still counted in `pendingRecords`).
+    private var writingRecords = 0
+    /// When the oldest pending batch arrived (monotonic nanoseconds).
+    private var oldestPending: Int?
     private var nextTicket = 1
+    /// Every batch up to this ticket is committed (batches commit in ticket order).
     private var committedTicket = 0
     private var flushes = 0
     private var drops: [SessionID: Int] = [:]
+    /// How many records the next transaction may hold: halved by each failed write (down
+    /// to one batch), doubled by each success (up to `options.transactionSize`).
+    private var transactionLimit: Int
+    /// The failure under way, if writes are failing.
+    private var failure: Failure?
+    /// Failed write attempts so far (a counter that `flush` watches).
     private var failedAttempts = 0
-    private var lastError: JournalError?
-    private var troubleSince: (message: String, records: Int)?
+    /// When the writer thread may retry after a failure (monotonic nanoseconds).
+    private var nextRetry = 0
     private var isStopping = false
     private var isStopped = false
-    private var droppedAfterClose = 0
+    /// When `close` stops retrying failed writes (monotonic nanoseconds).
+    private var closeDeadline = 0
+    /// Records left unwritten when the journal closed, or handed over after it closed.
+    private var unrecorded = 0
+    /// What `close` reports: records it could not write.
+    private var lostAtClose = 0
     /// Durable raisers waiting for their commit now, and the most seen waiting together
     /// since the last commit that found only one (for group commit).
     private var durableWaiters = 0
+    private var concurrentRaisers = 0
     /// Whether a transaction is being written (by the writer thread or a durable raiser).
     private var isWriting = false
-    private var concurrentRaisers = 0
-    /// When the sessions' counts were last written.
-    private var countsPublished = ContinuousClock.now
+    /// When the sessions' counts were last written (monotonic nanoseconds).
+    private var countsPublished = monotonicNanoseconds()
     /// A new size limit for the writer thread to apply before its next write.
     private var requestedMaximumSize: Int??
+
+    /// A run of failed writes, from the first failure to the commit that writes the last
+    /// of the records that were waiting (smaller transactions may succeed in between).
+    private struct Failure {
+        let first: SQLiteError
+        let since = Date()
+        var last: SQLiteError
+        var attempts = 1
+        /// Records that waited in memory during the failure: those pending at its start
+        /// and every record accepted since.
+        var waited: Int
+    }
 
     /// How long a durable commit waits for other raising threads to join it (a fraction of
     /// an fsync, which is what joining saves them).
     static let groupCommitWindow = 60_000
 
-    init(rows: RowWriter, options: JournalOptions, path: String, sequence: SequenceCounter) {
+    init(rows: RowWriter, options: JournalOptions, path: String) {
         self.rows = rows
         self.options = options
         self.path = path
-        self.sequence = sequence
+        transactionLimit = max(1, options.transactionSize)
         let thread = Thread { [self] in run() }
         thread.name = "EventTree journal writer"
         thread.start()
@@ -60,48 +91,89 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Raising threads
 
-    /// Appends a batch; blocks while the buffer is full (policy `block`), and in durable
-    /// mode until the batch is committed or a write attempt has failed.
-    func enqueue(_ records: [Record], session: SessionID) {
-        guard !records.isEmpty else { return }
+    /// Appends a batch. Blocks while the buffer is full or the unwritten backlog is over
+    /// its bound (policy `block`); in durable mode, waits for the batch's commit, at most
+    /// `options.durableTimeout`.
+    ///
+    /// - Returns: What became of the batch.
+    func enqueue(_ records: [Record], session: SessionID) -> RecordingStatus {
+        guard !records.isEmpty else { return .accepted }
+        let count = records.count
         lock.lock()
         defer { lock.unlock() }
-        while pendingRecords + records.count > options.capacity && pendingRecords > 0
-            && options.whenFull == .block && !isStopped
-        {
-            progress.wait(lock)
+        if options.whenFull == .block {
+            while !isStopped && pendingRecords > 0 && mustWaitForRoom(adding: count) { progress.wait(lock) }
         }
         if isStopped {
-            droppedAfterClose += records.count
-            return
+            unrecorded += count
+            return .dropped(reason: "the journal \(path) is closed; \(count) records of this raise were not written")
         }
-        if pendingRecords + records.count > options.capacity && pendingRecords > 0 {
-            drops[session, default: 0] += records.count
-            return
+        if pendingRecords > 0 && pendingRecords + count > options.capacity {
+            drops[session, default: 0] += count
+            return .dropped(reason: "the journal's buffer is full (\(options.capacity) records); \(count) records of this raise were dropped and counted")
         }
         let ticket = nextTicket
         nextTicket += 1
         let wasEmpty = pending.isEmpty
         pending.append(PendingBatch(records: records, session: session, ticket: ticket))
-        pendingRecords += records.count
-        if oldestPending == nil { oldestPending = .now }
+        pendingRecords += count
+        failure?.waited += count
+        if oldestPending == nil { oldestPending = monotonicNanoseconds() }
         // Wake the writer only when it waits for work (an empty buffer) or must not wait
         // any longer: a buffered raise costs no system call while a batch is gathering.
-        if options.durability == .durable || wasEmpty || pendingRecords >= options.transactionSize {
-            wake.broadcast()
-        }
-        guard options.durability == .durable else { return }
-        let failuresBefore = failedAttempts
+        if options.durability == .durable || wasEmpty || isBacklogDue { wake.broadcast() }
+        guard options.durability == .durable else { return .accepted }
+        return awaitCommit(of: ticket)
+    }
+
+    /// Whether a raiser must wait before adding `count` records: the buffer would overflow,
+    /// or (buffered, while writes succeed) the unwritten backlog is over its bound, which
+    /// is what bounds the records a crash can lose.
+    private func mustWaitForRoom(adding count: Int) -> Bool {
+        if pendingRecords + count > options.capacity { return true }
+        return options.durability == .buffered && failure == nil && !isStopping
+            && pendingRecords - writingRecords >= options.maxBacklog
+    }
+
+    /// Whether the backlog is large enough to write without waiting for `maxDelay`.
+    private var isBacklogDue: Bool {
+        pendingRecords - writingRecords >= min(options.transactionSize, options.maxBacklog)
+    }
+
+    /// Waits (at most `options.durableTimeout`) until the batch `ticket` is committed,
+    /// committing it itself when no write is under way.
+    private func awaitCommit(of ticket: Int) -> RecordingStatus {
         durableWaiters += 1
         concurrentRaisers = max(concurrentRaisers, durableWaiters)
-        while committedTicket < ticket && failedAttempts == failuresBefore && !isStopped {
-            if !isWriting && !pending.isEmpty {
+        defer { durableWaiters -= 1 }
+        let deadline = monotonicNanoseconds() + options.durableTimeout.nanoseconds
+        while committedTicket < ticket && !isStopped {
+            if failure == nil && !isWriting && !pending.isEmpty {
                 commitAsLeader()
-            } else {
-                progress.wait(lock)
+            } else if !progress.wait(lock, until: deadline) && monotonicNanoseconds() >= deadline {
+                break
             }
         }
-        durableWaiters -= 1
+        if committedTicket >= ticket { return .durable }
+        if isStopped {
+            return .dropped(reason: "the journal \(path) closed before this raise's records could be written")
+        }
+        let cause = failure.map { ": \($0.last)" } ?? ""
+        return .notDurable(reason: "not committed within \(options.durableTimeout); the records wait in memory and are retried\(cause)")
+    }
+
+    /// In durable mode, a raiser commits its own batch (and any that joined it) when no
+    /// write is under way, rather than hand it to the writer thread and wait for it to
+    /// wake: a commit without two thread switches. Others join by waiting for the next.
+    private func commitAsLeader() {
+        if pending.count < concurrentRaisers && flushes == 0 && !isStopping {
+            // Group commit: other threads have been raising durably; give the next of them
+            // a moment (less than a commit takes) to join this transaction.
+            let arrived = wake.wait(lock, nanoseconds: Self.groupCommitWindow)
+            if !arrived && pending.count < 2 { concurrentRaisers = durableWaiters }
+            if isWriting || pending.isEmpty || failure != nil { return }
+        }
+        _ = commitPending()
     }
 
     // MARK: Callers of flush and close
@@ -121,139 +193,143 @@ final class JournalWriter: @unchecked Sendable {
         defer { flushes -= 1 }
         wake.signal()
         while committedTicket < target || !drops.isEmpty {
-            if failedAttempts != failuresBefore, let lastError {
-                throw lastError.asWriteFailure(path: path, pending: pendingRecords)
+            if failedAttempts != failuresBefore, let failure {
+                throw .writeFailed(path: path, pending: pendingRecords, cause: failure.last)
             }
             if isStopped { throw .closed(path: path) }
             progress.wait(lock)
         }
     }
 
-    /// Commits what is pending (retrying a few times if writes fail), then stops the
-    /// writer thread and closes the connection.
+    /// Commits what is pending, retrying failed writes for at most `options.closeTimeout`,
+    /// then stops the writer thread and closes the connection. Raisers waiting for room are
+    /// released: their records are counted as unrecorded.
     ///
-    /// - Throws: The last write error when records could not be committed; they are lost
-    ///   with the process, and the error says how many.
+    /// - Throws: ``JournalError/recordsLost(path:count:cause:)`` when records could not be
+    ///   written in time: they are lost with the process, and the error says how many.
     func close() throws(JournalError) {
         lock.lock()
         if isStopped {
             lock.unlock()
             return
         }
-        isStopping = true
-        wake.signal()
+        if !isStopping {
+            isStopping = true
+            closeDeadline = monotonicNanoseconds() + options.closeTimeout.nanoseconds
+        }
+        wake.broadcast()
+        progress.broadcast()
         while !isStopped { progress.wait(lock) }
-        let leftover = pendingRecords
-        let error = lastError
+        let lost = lostAtClose
+        let cause = failure?.last
         lock.unlock()
-        if leftover > 0, let error { throw error.asWriteFailure(path: path, pending: leftover) }
+        if lost > 0 { throw .recordsLost(path: path, count: lost, cause: cause) }
     }
 
     /// Changes the journal's size limit before the next write (and retries at once).
     func setMaximumSize(_ bytes: Int?) {
         lock.withLock {
             requestedMaximumSize = .some(bytes)
+            nextRetry = 0
             wake.signal()
         }
     }
 
     /// The writer's current state.
     var status: JournalStatus {
-        lock.withLock { lastError.map(JournalStatus.failing) ?? .healthy }
+        lock.withLock { currentStatus }
+    }
+
+    private var currentStatus: JournalStatus {
+        if isStopped { return .closed(unrecorded: unrecorded) }
+        if let failure { return .failing(.writeFailed(path: path, pending: pendingRecords, cause: failure.last)) }
+        return .healthy
     }
 
     // MARK: Writing
 
-    /// Commits what is pending (whole batches, up to a transaction's size) in one
-    /// transaction. Called with the lock held and no other write under way; returns with
-    /// the lock held.
+    /// Commits pending batches (whole batches, up to `transactionLimit` records, at least
+    /// one batch) in one transaction. Called with the lock held and no other write under
+    /// way; returns with the lock held.
     ///
     /// - Returns: Whether the transaction committed.
     private func commitPending() -> Bool {
         isWriting = true
         var taken = 0
         var count = 0
-        while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= options.transactionSize) {
+        while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= transactionLimit) {
             count += pending[taken].records.count
             taken += 1
         }
+        writingRecords = count
         let sizeChange = requestedMaximumSize
         requestedMaximumSize = nil
         let batches = Array(pending[..<taken])
         let droppedNow = drops
         drops = [:]
         var trouble: [TroubleNote] = []
-        if let since = troubleSince {
+        // A failure ends with the transaction that writes what was left of its backlog;
+        // that transaction says how long it lasted and how many records waited.
+        let endsFailure = failure != nil && taken == pending.count
+        if endsFailure, let failure {
+            let seconds = Date().timeIntervalSince(failure.since)
             trouble.append(TroubleNote(
                 session: nil, kind: "write-failed",
-                message: "writes failed, then recovered; \(since.records) records waited in memory, none lost. First error: \(since.message)",
-                records: since.records))
-        }
-        if droppedAfterClose > 0 {
-            trouble.append(TroubleNote(
-                session: nil, kind: "dropped", message: "\(droppedAfterClose) records arrived after close", records: droppedAfterClose))
+                message: "writes failed for \(String(format: "%.3f", seconds)) s (\(failure.attempts) attempts); "
+                    + "\(failure.waited) records waited in memory and writing resumed. First error: \(failure.first)",
+                records: failure.waited))
         }
         let closing = isStopping && taken == pending.count
         let publishing = options.durability == .buffered || flushes > 0 || closing
-            || ContinuousClock.now - countsPublished >= .seconds(1)
+            || monotonicNanoseconds() - countsPublished >= 1_000_000_000
         lock.unlock()
 
-        var failure: SQLiteError?
+        var writeError: SQLiteError?
         do {
             if let sizeChange { try rows?.setMaximumSize(sizeChange) }
             try rows?.write(batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, closing: closing)
         } catch {
-            failure = error
+            writeError = error
         }
 
         lock.lock()
         isWriting = false
+        writingRecords = 0
         defer {
             progress.broadcast()
             wake.broadcast()
         }
-        if let failure {
-            for (session, count) in droppedNow { drops[session, default: 0] += count }
+        if let writeError {
+            for (session, dropped) in droppedNow { drops[session, default: 0] += dropped }
             failedAttempts += 1
-            let error = JournalError.sqlite(path: path, cause: failure)
-            let wasHealthy = lastError == nil
-            lastError = error
-            if troubleSince == nil { troubleSince = (failure.description, pendingRecords) }
-            if wasHealthy { notify(.failing(error)) }
+            transactionLimit = max(1, count / 2)
+            nextRetry = monotonicNanoseconds() + options.retryDelay.nanoseconds
+            if failure == nil {
+                failure = Failure(first: writeError, last: writeError, waited: pendingRecords)
+                notify(currentStatus)
+            } else {
+                failure?.last = writeError
+                failure?.attempts += 1
+            }
             return false
         }
         pending.removeFirst(taken)
         pendingRecords -= count
-        if publishing { countsPublished = .now }
-        oldestPending = pending.isEmpty ? nil : .now
+        if publishing { countsPublished = monotonicNanoseconds() }
+        oldestPending = pending.isEmpty ? nil : monotonicNanoseconds()
         committedTicket = batches.last?.ticket ?? committedTicket
-        troubleSince = nil
-        droppedAfterClose = 0
-        let recovered = lastError != nil
-        lastError = nil
-        if recovered { notify(.healthy) }
-        return true
-    }
-
-    /// In durable mode, a raiser commits its own batch (and any that joined it) when no
-    /// write is under way, rather than hand it to the writer thread and wait for it to
-    /// wake: a commit without two thread switches. Others join by waiting for the next.
-    private func commitAsLeader() {
-        if pending.count < concurrentRaisers && flushes == 0 && !isStopping {
-            // Group commit: other threads have been raising durably; give the next of them
-            // a moment (less than a commit takes) to join this transaction.
-            let arrived = wake.wait(lock, nanoseconds: Self.groupCommitWindow)
-            if !arrived && pending.count < 2 { concurrentRaisers = durableWaiters }
-            if isWriting || pending.isEmpty { return }
+        transactionLimit = min(max(1, options.transactionSize), transactionLimit * 2)
+        if endsFailure {
+            failure = nil
+            notify(.healthy)
         }
-        _ = commitPending()
+        return true
     }
 
     // MARK: The writer thread
 
     private func run() {
         lock.lock()
-        var closingAttempts = 0
         while true {
             if isWriting {
                 wake.wait(lock)
@@ -261,10 +337,11 @@ final class JournalWriter: @unchecked Sendable {
             }
             if pending.isEmpty && drops.isEmpty {
                 if isStopping {
-                    // The last word: the sessions' counts, and the exact next seq.
+                    // The last word: the sessions' counts, the exact next seq, a checkpoint.
                     isWriting = true
                     lock.unlock()
                     try? rows?.write([], drops: [:], trouble: [], publishingCounts: true, closing: true)
+                    rows?.checkpoint()
                     lock.lock()
                     isWriting = false
                     break
@@ -272,32 +349,41 @@ final class JournalWriter: @unchecked Sendable {
                 wake.wait(lock)
                 continue
             }
-            let urgent = flushes > 0 || isStopping || pendingRecords >= options.transactionSize
+            let now = monotonicNanoseconds()
+            if failure != nil {
+                if isStopping && now >= closeDeadline { break }
+                if now < nextRetry {
+                    wake.wait(lock, until: isStopping ? min(nextRetry, closeDeadline) : nextRetry)
+                    continue
+                }
+                _ = commitPending()
+                continue
+            }
+            let urgent = flushes > 0 || isStopping || isBacklogDue
             if options.durability == .durable && !urgent {
                 // Durable raisers commit their own batches; the thread steps in only for
-                // batches nobody waits for any more (after a failed write), on flush and close.
+                // batches nobody waits for any more (after a timeout), on flush and close.
                 let signalled = wake.wait(lock, nanoseconds: options.maxDelay.nanoseconds)
                 if signalled || durableWaiters > 0 { continue }
             }
-            if !urgent, options.durability == .buffered, let oldest = oldestPending {
-                let waited = ContinuousClock.now - oldest
-                if waited < options.maxDelay {
-                    wake.wait(lock, nanoseconds: (options.maxDelay - waited).nanoseconds)
-                    continue
-                }
+            if !urgent, options.durability == .buffered, let oldest = oldestPending,
+                now - oldest < options.maxDelay.nanoseconds
+            {
+                wake.wait(lock, until: oldest + options.maxDelay.nanoseconds)
+                continue
             }
             if isWriting || (pending.isEmpty && drops.isEmpty) { continue }
-            if !commitPending() {
-                if isStopping {
-                    closingAttempts += 1
-                    if closingAttempts >= 3 { break }
-                }
-                wake.wait(lock, nanoseconds: options.retryDelay.nanoseconds)
-            }
+            _ = commitPending()
         }
         rows = nil
+        lostAtClose = pendingRecords + drops.values.reduce(0, +)
+        unrecorded += lostAtClose
+        pending = []
+        pendingRecords = 0
+        drops = [:]
         isStopped = true
         progress.broadcast()
+        notify(currentStatus)
         lock.unlock()
     }
 
@@ -307,13 +393,6 @@ final class JournalWriter: @unchecked Sendable {
         lock.unlock()
         handler(status)
         lock.lock()
-    }
-}
-
-extension JournalError {
-    func asWriteFailure(path: String, pending: Int) -> JournalError {
-        if case .sqlite(_, let cause) = self { return .writeFailed(path: path, pending: pending, cause: cause) }
-        return self
     }
 }
 

@@ -96,6 +96,15 @@ final class RowWriter {
         try db.execute("PRAGMA max_page_count = \(bytes.map { max(1, $0 / pageSize) } ?? 4_294_967_294)")
     }
 
+    /// Copies the write-ahead log into the database and truncates it, so that a closed
+    /// journal leaves no large `-wal` behind. Best effort: a reader still inside a read
+    /// transaction keeps the log, and SQLite deletes it when the last connection closes.
+    func checkpoint() {
+        // "TRUNCATE: This mode works the same way as RESTART with the addition that it also
+        // truncates the log file to zero bytes just prior to a successful return."
+        _ = sqlite3_wal_checkpoint_v2(db.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    }
+
     /// How far past the last seq written the journal reserves numbers: a reopened journal
     /// continues after the reservation, so that the reservation needs rewriting only once in
     /// this many numbers (and a durable commit touches no extra page for it).
