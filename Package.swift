@@ -38,6 +38,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
+        // The reliability harnesses of Scripts/reliability.sh (kill -9, power loss, faults,
+        // a full disk, readers beside a writer) and their test-only fault-injecting VFS.
+        .target(name: "CEventTreeFaultVFS", dependencies: ["CEventTreeSQLite"], path: "Scripts/Harness/FaultVFS"),
+        .executableTarget(
+            name: "eventtree-harness",
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "CEventTreeFaultVFS"],
+            path: "Scripts/Harness/Sources"),
         .testTarget(name: "EventTreeTests", dependencies: ["EventTree", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeJournalTests",

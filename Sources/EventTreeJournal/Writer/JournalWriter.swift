@@ -46,6 +46,8 @@ final class JournalWriter: @unchecked Sendable {
     private var nextRetry = 0
     private var isStopping = false
     private var isStopped = false
+    /// Whether the writer thread has stopped and told the status handler.
+    private var isFinished = false
     /// When `close` stops retrying failed writes (monotonic nanoseconds).
     private var closeDeadline = 0
     /// Records left unwritten when the journal closed, or handed over after it closed.
@@ -219,7 +221,7 @@ final class JournalWriter: @unchecked Sendable {
         }
         wake.broadcast()
         progress.broadcast()
-        while !isStopped { progress.wait(lock) }
+        while !isFinished { progress.wait(lock) }
         let lost = lostAtClose
         let cause = failure?.last
         lock.unlock()
@@ -382,8 +384,10 @@ final class JournalWriter: @unchecked Sendable {
         pendingRecords = 0
         drops = [:]
         isStopped = true
-        progress.broadcast()
+        // The app hears of the close before `close()` returns.
         notify(currentStatus)
+        isFinished = true
+        progress.broadcast()
         lock.unlock()
     }
 
