@@ -48,7 +48,8 @@ let package = Package(
         .testTarget(name: "EventTreeTests", dependencies: ["EventTree", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeJournalTests",
-            dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"]),
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "EventTreeReplayTests",
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),

@@ -5,7 +5,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case missing(path: String)
     /// The path names something other than a regular file (a directory, a FIFO, a device…).
     case notAFile(path: String, kind: String)
-    /// The file is empty: not a journal yet.
+    /// The file is empty, or an SQLite database with nothing in it: not a journal yet.
     case empty(path: String)
     /// The path begins with `file:`, which SQLite would read as a URI.
     case uriPath(path: String)
@@ -39,7 +39,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notAFile(path, kind):
             "\(path) is \(kind), not a journal file"
         case let .empty(path):
-            "\(path) is an empty file, not a journal"
+            "\(path) is empty: it holds no journal (yet)"
         case let .uriPath(path):
             "\(path) begins with 'file:'; pass a plain path (prefix it with ./ if the file is really named so)"
         case let .notADatabase(path):

@@ -35,7 +35,7 @@ import Testing
 
             let empty = directory + "/empty.eventtree"
             _ = FileManager.default.createFile(atPath: empty, contents: Data())
-            try expectRefusal(["replay", empty], path: empty, in: directory, stderr: "\(empty) is an empty file, not a journal")
+            try expectRefusal(["replay", empty], path: empty, in: directory, stderr: "\(empty) is empty: it holds no journal (yet)")
 
             try expectRefusal(
                 ["replay", "file:journal?mode=rwc"], path: directory + "/journal", in: directory,

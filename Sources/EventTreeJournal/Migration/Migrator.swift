@@ -33,7 +33,8 @@ enum Migrator {
     static func validate(_ identity: Identity, path: String, allowEmpty: Bool) throws(JournalError) {
         if identity.applicationID == 0 && identity.version == 0 && identity.objects == 0 {
             if allowEmpty { return }
-            throw .notAJournal(path: path)
+            // Created, but its first migration never committed (a crash during creation).
+            throw .empty(path: path)
         }
         guard identity.applicationID == applicationID else { throw .notAJournal(path: path) }
         guard identity.version <= latestVersion else {
