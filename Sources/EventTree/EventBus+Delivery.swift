@@ -19,7 +19,7 @@ extension EventBus {
         let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
             recorder != nil && !state.isEnded
         }
-        var log = FactLog(sequence: sequence, isRecording: recording)
+        var log = FactLog(sequence: sequence, isRecording: recording, opensBatch: isOutermost)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
             transformedFrom: nil, policy: policy, log: &log)
@@ -58,7 +58,7 @@ extension EventBus {
         let payload = RaisedEvent.Payload.event(event)
         let box = payload.makeBox()
         lock.lock()
-        var log = FactLog(sequence: sequence, isRecording: batch != nil)
+        var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: old.origin, mode: old.mode, cause: old.cause, transformedFrom: old.id,
             policy: old.policy, log: &log)

@@ -38,7 +38,7 @@ public final class EventBus: @unchecked Sendable {
     ) {
         self.recorder = recorder
         sequence = recorder?.sequence ?? SequenceCounter()
-        let seq = sequence.advance()
+        let seq = sequence.open()
         session = SessionID(rawValue: seq)
         let info = SessionInfo(
             id: session, process: process, host: ProcessInfo.processInfo.hostName,
@@ -58,7 +58,7 @@ public final class EventBus: @unchecked Sendable {
             return state.isEnded
         }
         guard !wasEnded, let recorder else { return }
-        recorder.record([Record(seq: sequence.advance(), fact: .sessionEnded(session))], session: session)
+        recorder.record([Record(seq: sequence.open(), fact: .sessionEnded(session))], session: session)
     }
 
     // MARK: Hooks
@@ -80,12 +80,16 @@ public final class EventBus: @unchecked Sendable {
     /// Hands facts to the recorder, numbered in order. Inside a delivery of this bus on
     /// this thread they join that delivery's batch, so that they stay in sequence order
     /// and in the same transaction; otherwise they are recorded at once.
-    func emit(_ numbered: [Record]) {
-        guard !numbered.isEmpty, let recorder else { return }
+    func emit(_ log: FactLog) {
+        guard !log.records.isEmpty, let recorder else {
+            log.settleUnlessHandedOver(handingOver: false)
+            return
+        }
         if let batch = DeliveryStack.current.innermost(of: ObjectIdentifier(self))?.batch {
-            batch.records.append(contentsOf: numbered)
+            batch.records.append(contentsOf: log.records)
+            log.settleUnlessHandedOver(handingOver: false)
         } else {
-            recorder.record(numbered, session: session)
+            recorder.record(log.records, session: session)
         }
     }
 
@@ -96,7 +100,7 @@ public final class EventBus: @unchecked Sendable {
         _ change: (inout State, inout FactLog) throws(Failure) -> T
     ) throws(Failure) -> T {
         lock.lock()
-        var log = FactLog(sequence: sequence, isRecording: recorder != nil && !state.isEnded)
+        var log = FactLog(sequence: sequence, isRecording: recorder != nil && !state.isEnded, opensBatch: true)
         let result: T
         do {
             result = try change(&state, &log)
@@ -105,7 +109,7 @@ public final class EventBus: @unchecked Sendable {
             throw error
         }
         lock.unlock()
-        emit(log.records)
+        emit(log)
         return result
     }
 

@@ -2,30 +2,52 @@
 ///
 /// Ids (of nodes, handlers, events) are sequence numbers, so they are taken even when
 /// nothing is recorded; plain facts take a number only when they are recorded.
+///
+/// A log that starts a batch of its own (``opensBatch``) takes its first number with
+/// ``SequenceCounter/open()``, so that the batch's first record carries the number the
+/// recorder settles (see ``SequenceCounter/settledBelow``).
 struct FactLog {
     let sequence: SequenceCounter
     let isRecording: Bool
+    let opensBatch: Bool
+    /// The number this log opened its batch with, if it did.
+    private(set) var openedAt: Int?
     var records: [Record] = []
 
     /// A log numbering from `sequence`; a recording one has room for a typical raise's
     /// records, since an outermost raise's batch starts as its log.
-    init(sequence: SequenceCounter, isRecording: Bool) {
+    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool) {
         self.sequence = sequence
         self.isRecording = isRecording
+        self.opensBatch = opensBatch && isRecording
         if isRecording { records.reserveCapacity(16) }
     }
 
     /// Records `fact` with the next number.
     mutating func record(_ fact: Fact) {
-        if isRecording { records.append(Record(seq: sequence.advance(), fact: fact)) }
+        if isRecording { records.append(Record(seq: nextNumber(), fact: fact)) }
     }
 
     /// Takes the next number, as the id of something new (taken even when not recording).
-    func takeNumber() -> Int { sequence.advance() }
+    mutating func takeNumber() -> Int { nextNumber() }
 
     /// Records `fact` under a number taken with ``takeNumber()``: the fact that
     /// introduces the thing that number identifies.
     mutating func record(_ fact: Fact, numbered seq: Int) {
         if isRecording { records.append(Record(seq: seq, fact: fact)) }
+    }
+
+    private mutating func nextNumber() -> Int {
+        guard opensBatch, openedAt == nil else { return sequence.advance() }
+        let first = sequence.open()
+        openedAt = first
+        return first
+    }
+
+    /// Settles the opened batch when its records will not reach a recorder as a batch of
+    /// their own: none were recorded, or they join a delivery's batch (opened earlier).
+    func settleUnlessHandedOver(handingOver: Bool) {
+        guard let openedAt, !handingOver || records.isEmpty else { return }
+        sequence.settle(openedAt)
     }
 }

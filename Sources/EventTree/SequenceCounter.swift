@@ -6,14 +6,27 @@ import Synchronization
 /// Every fact a bus records takes the next number: node and handler ids, event ids and
 /// the `seq` of journal rows all come from here, so sorting by it gives the order in which
 /// things happened, across threads.
-public final class SequenceCounter: Sendable {
+///
+/// A recorder whose readers follow it live (a journal) creates its counter with
+/// `tracksOpenBatches: true`. Then each batch of records a bus will hand over starts with a
+/// number taken by ``open()``, and the recorder calls ``settle(_:)`` with that number when
+/// it takes the batch; ``settledBelow`` then says below which number every fact is either
+/// handed over or will never be, even though threads hand their batches over out of order.
+public final class SequenceCounter: @unchecked Sendable {
+    // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
+    private let lock: Lock?
+    private var openBatches = OpenBatches()
 
     /// Creates a counter whose first number is `first`.
     ///
-    /// - Parameter first: The first number to hand out (a journal resumes after its last row).
-    public init(startingAt first: Int = 1) {
+    /// - Parameters:
+    ///   - first: The first number to hand out (a journal resumes after its last row).
+    ///   - tracksOpenBatches: Whether to track batches taken with ``open()`` until they are
+    ///     settled (see ``settledBelow``).
+    public init(startingAt first: Int = 1, tracksOpenBatches: Bool = false) {
         next = Atomic(first)
+        lock = tracksOpenBatches ? Lock() : nil
     }
 
     /// Takes the next number.
@@ -23,4 +36,69 @@ public final class SequenceCounter: Sendable {
 
     /// The number the next call to ``advance()`` will return.
     public var peek: Int { next.load(ordering: .relaxed) }
+
+    /// Whether batches are tracked until settled.
+    public var tracksOpenBatches: Bool { lock != nil }
+
+    /// Takes the next number as the first of a batch of records that a recorder will
+    /// settle with ``settle(_:)`` (the same as ``advance()`` when batches are not tracked).
+    public func open() -> Int {
+        guard let lock else { return advance() }
+        lock.lock()
+        defer { lock.unlock() }
+        // Under the lock, so that open batches are appended in ascending order.
+        let first = next.add(1, ordering: .sequentiallyConsistent).oldValue
+        openBatches.append(first)
+        return first
+    }
+
+    /// Marks the batch that ``open()`` started with `first` as handed over.
+    public func settle(_ first: Int) {
+        guard let lock else { return }
+        lock.withLock { openBatches.settle(first) }
+    }
+
+    /// Every number below this one belongs to a settled batch, or to no batch at all: a
+    /// fact numbered lower can no longer arrive. Without tracking, the next number.
+    public var settledBelow: Int {
+        guard let lock else { return peek }
+        return lock.withLock { openBatches.oldest ?? next.load(ordering: .sequentiallyConsistent) }
+    }
+}
+
+/// The first numbers of open batches, ascending, with the settled ones marked until the
+/// oldest open one is settled.
+private struct OpenBatches {
+    private var firsts: [Int] = []
+    private var isSettled: [Bool] = []
+    private var head = 0
+
+    var oldest: Int? { head < firsts.count ? firsts[head] : nil }
+
+    mutating func append(_ first: Int) {
+        firsts.append(first)
+        isSettled.append(false)
+    }
+
+    mutating func settle(_ first: Int) {
+        // Binary search: `firsts` is ascending.
+        var low = head
+        var high = firsts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if firsts[middle] < first { low = middle + 1 } else { high = middle }
+        }
+        guard low < firsts.count, firsts[low] == first else { return }
+        isSettled[low] = true
+        while head < firsts.count && isSettled[head] { head += 1 }
+        if head == firsts.count {
+            firsts.removeAll(keepingCapacity: true)
+            isSettled.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1_024 && head * 2 > firsts.count {
+            firsts.removeFirst(head)
+            isSettled.removeFirst(head)
+            head = 0
+        }
+    }
 }

@@ -33,7 +33,12 @@ struct Tail: TerminalCommand {
         let deadline = seconds.map { Date().addingTimeInterval($0) }
         repeat {
             var table = Table(columns: DeliveryHistoryReader.columns)
-            try DeliveryHistoryReader(reader: reader).forEachRow(where: ["seq > ?"], [.integer(after)], limit: nil) { row in
+            // Only below the settled seq: a row with a lower seq than one printed may still
+            // commit (another thread's raise), and following by seq alone would skip it.
+            let settled = follow ? try reader.settledBelow() : Int.max
+            try DeliveryHistoryReader(reader: reader).forEachRow(
+                where: ["seq > ?", "seq < ?"], [.integer(after), .integer(settled)], limit: nil
+            ) { row in
                 table.rows.append(Query.cells(row))
                 after = row.int(0)
             }

@@ -21,7 +21,14 @@ final class FileLock: Sendable {
             throw .sqlite(path: journalPath, cause: SQLiteError(
                 code: 14, message: "cannot create the lock file \(lockPath): \(String(cString: strerror(errno)))", sql: nil))
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A reader may hold a shared lock for an instant to see whether a writer is active
+        // (see `isHeld`): try a few times before calling the journal locked.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && attempts < 5 {
+            attempts += 1
+            usleep(2_000)
+        }
+        guard attempts < 5 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
             let pid = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
@@ -37,5 +44,16 @@ final class FileLock: Sendable {
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)
+    }
+
+    /// Whether a writer holds the lock of `journalPath` now. Creates nothing: without a
+    /// lock file there is no writer.
+    static func isHeld(journalPath: String) -> Bool {
+        let descriptor = open(journalPath + ".lock", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        return false
     }
 }

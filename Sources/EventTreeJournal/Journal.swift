@@ -62,9 +62,10 @@ public final class Journal: Recorder {
         }
         try Migrator.migrate(db, from: identity.version, path: resolved)
         do {
-            sequence = SequenceCounter(startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1)
+            sequence = SequenceCounter(
+                startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1, tracksOpenBatches: true)
             let rows = try RowWriter(db: db, sequence: sequence)
-            writer = JournalWriter(rows: rows, options: options, path: resolved)
+            writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
         } catch {
             throw Migrator.classify(error, path: resolved)
         }

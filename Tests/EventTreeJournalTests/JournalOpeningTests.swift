@@ -19,7 +19,31 @@ func execute(_ path: String, _ sql: String) {
             #expect(try lines(journal.path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
             #expect(try lines(journal.path, "PRAGMA application_id") == ["\(0x4554_7265)"])
             #expect(try lines(journal.path, "PRAGMA journal_mode") == ["wal"])
-            #expect(try lines(journal.path, "SELECT version, name FROM j_migrations") == ["1|0001_initial"])
+            #expect(try lines(journal.path, "SELECT version, name FROM j_migrations")
+                == ["1|0001_initial", "2|0002_settled_sequence"])
+        }
+    }
+
+    @Test func aVersionOneJournalIsMigratedForwardAndItsRowsStillRead() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/version1-demo.eventtree").path
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/old.eventtree"
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+            #expect(try lines(path, "PRAGMA user_version") == ["1"])
+            let before = try lines(path, "SELECT * FROM event_history ORDER BY seq")
+            #expect(before.count == 14)
+            let journal = try Journal(path: path)
+            #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
+            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2"])
+            #expect(try lines(path, "SELECT * FROM event_history ORDER BY seq") == before)
+            // New sessions continue the old sequence.
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            let raised = app.raise(Ping())
+            try journal.close()
+            #expect(raised.eventID.rawValue > 100)
+            #expect(try lines(path, "SELECT count(*) FROM event_history") == ["15"])
         }
     }
 

@@ -288,4 +288,37 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
             #expect(committed >= 1_000 - 61)
         }
     }
+
+    @Test func aRaiseStillBeingDeliveredHoldsBackTheSettledSeqSoAFollowerNeverSkipsIt() async throws {
+        try await withTemporaryJournal { journal throws in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            app.on(Ping.self, label: "slow") { ping, _ in
+                if ping.n == 1 {
+                    entered.signal()
+                    release.wait()
+                }
+                return .handled
+            }
+            let slow = Task.detached { app.raise(Ping(n: 1)) }
+            entered.wait()
+            // A later raise on another thread commits first, with higher seqs.
+            let quick = app.raise(Ping(n: 2))
+            try journal.flush()
+            let reader = try JournalReader(path: journal.path)
+            let committed = try lines(journal.path, "SELECT event_id FROM event_history")
+            #expect(committed == ["\(quick.eventID.rawValue)"])
+            let settledWhileSlow = try reader.settledBelow()
+            #expect(settledWhileSlow < quick.eventID.rawValue)
+            release.signal()
+            let first = await slow.value
+            #expect(first.eventID < quick.eventID)
+            #expect(settledWhileSlow <= first.eventID.rawValue)
+            try journal.flush()
+            let last = try #require(Int(try lines(journal.path, "SELECT max(seq) FROM delivery_history")[0]))
+            #expect(try reader.settledBelow() > last)
+        }
+    }
 }

@@ -27,7 +27,7 @@ struct ReaderTrials {
             }
             let tail = Process()
             tail.executableURL = URL(fileURLWithPath: tool)
-            tail.arguments = ["tail", path, "--follow", "--format", "csv", "--seconds", "\(seconds + 3)"]
+            tail.arguments = ["tail", path, "--follow", "--format", "csv", "--seconds", "\(seconds + 120)"]
             let tailOutput = directory + "/tail.csv"
             _ = FileManager.default.createFile(atPath: tailOutput, contents: nil)
             tail.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: tailOutput))
@@ -48,6 +48,15 @@ struct ReaderTrials {
             }
             _ = child.wait()
             python.waitUntilExit()
+            // Let the tail catch up with the last committed row (it may lag, never skip).
+            let last = try JournalCheckReader(path: path).count("SELECT max(seq) FROM delivery_history")
+            let caughtUp = Date().addingTimeInterval(90)
+            while tail.isRunning && Date() < caughtUp {
+                let text = (try? String(contentsOfFile: tailOutput, encoding: .utf8)) ?? ""
+                if text.contains("\n\(last),") { break }
+                usleep(200_000)
+            }
+            if tail.isRunning { tail.terminate() }
             tail.waitUntilExit()
             let report = String(decoding: pythonPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             print("readers: python \(report.trimmingCharacters(in: .whitespacesAndNewlines))")

@@ -91,6 +91,17 @@ public final class JournalReader {
         return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
 
+    /// The seq below which every record is committed for good, for readers that follow a
+    /// journal while it is written: threads hand their records over out of seq order, so a
+    /// lower seq may commit after a higher one. `Int.max` when no writer has the journal open.
+    ///
+    /// - Throws: ``JournalError`` when the journal cannot be read.
+    public func settledBelow() throws -> Int {
+        guard FileLock.isHeld(journalPath: path) else { return Int.max }
+        guard schemaVersion >= 2 else { return Int.max }
+        return try rows("SELECT settled_seq FROM j_sequence").first?.first?.int ?? 0
+    }
+
     /// Runs a query with bound arguments and calls `body` for each row, streaming.
     ///
     /// - Parameters:

@@ -22,6 +22,7 @@ final class JournalWriter: @unchecked Sendable {
     private let progress = Condition()
     private let options: JournalOptions
     private let path: String
+    private let sequence: SequenceCounter
     private var rows: RowWriter?
 
     private var pending: [PendingBatch] = []
@@ -81,8 +82,9 @@ final class JournalWriter: @unchecked Sendable {
     /// an fsync, which is what joining saves them).
     static let groupCommitWindow = 60_000
 
-    init(rows: RowWriter, options: JournalOptions, path: String) {
+    init(rows: RowWriter, options: JournalOptions, path: String, sequence: SequenceCounter) {
         self.rows = rows
+        self.sequence = sequence
         self.options = options
         self.path = path
         transactionLimit = max(1, options.transactionSize)
@@ -99,10 +101,13 @@ final class JournalWriter: @unchecked Sendable {
     ///
     /// - Returns: What became of the batch.
     func enqueue(_ records: [Record], session: SessionID) -> RecordingStatus {
-        guard !records.isEmpty else { return .accepted }
+        guard let first = records.first else { return .accepted }
         let count = records.count
         lock.lock()
         defer { lock.unlock() }
+        // Settled with the lock held: to the writer, a batch is open (not yet here) or
+        // pending (or gone), never neither.
+        defer { sequence.settle(first.seq) }
         if options.whenFull == .block {
             while !isStopped && pendingRecords > 0 && mustWaitForRoom(adding: count) { progress.wait(lock) }
         }
@@ -282,6 +287,10 @@ final class JournalWriter: @unchecked Sendable {
                 records: failure.waited))
         }
         let closing = isStopping && taken == pending.count
+        // Below this seq, every record is in this transaction or an earlier one: what a
+        // reader following the journal may print without ever skipping a later commit.
+        var settled = sequence.settledBelow
+        for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
             || monotonicNanoseconds() - countsPublished >= 1_000_000_000
         lock.unlock()
@@ -289,7 +298,9 @@ final class JournalWriter: @unchecked Sendable {
         var writeError: SQLiteError?
         do {
             if let sizeChange { try rows?.setMaximumSize(sizeChange) }
-            try rows?.write(batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, closing: closing)
+            try rows?.write(
+                batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, settledBelow: settled,
+                closing: closing)
         } catch {
             writeError = error
         }
@@ -342,7 +353,9 @@ final class JournalWriter: @unchecked Sendable {
                     // The last word: the sessions' counts, the exact next seq, a checkpoint.
                     isWriting = true
                     lock.unlock()
-                    try? rows?.write([], drops: [:], trouble: [], publishingCounts: true, closing: true)
+                    try? rows?.write(
+                        [], drops: [:], trouble: [], publishingCounts: true, settledBelow: sequence.settledBelow,
+                        closing: true)
                     rows?.checkpoint()
                     lock.lock()
                     isWriting = false

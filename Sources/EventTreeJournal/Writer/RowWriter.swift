@@ -31,6 +31,7 @@ final class RowWriter {
     private let insertUndelivered: Statement
     private let insertTrouble: Statement
     private let advanceSequence: Statement
+    private let settleSequence: Statement
 
     /// Calls are inserted this many rows per statement.
     static let callsPerStatement = 64
@@ -82,6 +83,7 @@ final class RowWriter {
         insertTrouble = try db.prepare(
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
+        settleSequence = try db.prepare("UPDATE j_sequence SET settled_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
     }
@@ -118,11 +120,13 @@ final class RowWriter {
     ///   - publishingCounts: Whether to write the sessions' event and step counts now (the
     ///     writer does at least once a second, on flush, on close, and when a session ends),
     ///     rather than rewrite the session row in every small durable transaction.
+    ///   - settledBelow: Every record numbered lower is in this transaction or an earlier
+    ///     one (see ``SequenceCounter/settledBelow``); stored for readers that follow.
     ///   - closing: Whether this is the last write: the sequence reservation is trimmed to
     ///     the exact next number.
     func write(
         _ batches: [PendingBatch], drops: [SessionID: Int], trouble: [TroubleNote], publishingCounts: Bool,
-        closing: Bool = false
+        settledBelow: Int, closing: Bool = false
     ) throws(SQLiteError) {
         let saved = model
         do {
@@ -154,6 +158,11 @@ final class RowWriter {
                     try countSession.run()
                 }
                 model.pendingCounts = [:]
+            }
+            if settledBelow > model.settledBelow {
+                model.settledBelow = settledBelow
+                try settleSequence.bind(settledBelow, at: 1)
+                try settleSequence.run()
             }
             let next = sequence.peek
             if closing || next >= model.reservedSequence {

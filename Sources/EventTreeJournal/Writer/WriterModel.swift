@@ -15,12 +15,15 @@ struct WriterModel {
     var pendingCounts: [SessionID: (events: Int, steps: Int, dropped: Int)] = [:]
     /// The next seq a reopened journal would start from (see `RowWriter.sequenceReserve`).
     var reservedSequence: Int
+    /// The last `settled_seq` written: every record numbered lower is committed.
+    var settledBelow: Int
 
     /// Loads what an existing journal already numbered.
     init(loadingFrom db: borrowing Connection) throws(SQLiteError) {
         nextHandlerNumber = (try db.integer("SELECT max(handler_no) FROM j_handlers") ?? 0) + 1
         nextTypeID = (try db.integer("SELECT max(type_id) FROM j_types") ?? 0) + 1
         reservedSequence = try db.integer("SELECT next_seq FROM j_sequence") ?? 1
+        settledBelow = try db.integer("SELECT settled_seq FROM j_sequence") ?? 0
         let types = try db.prepare("SELECT type_id, name FROM j_types")
         while try types.step() {
             if let name = types.text(1) { typeIDs[name] = types.int(0) }
