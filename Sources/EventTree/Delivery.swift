@@ -30,14 +30,10 @@ struct Delivery {
     private var stepPhase = Phase.target
     private var handlers: [HandlerEntry] = []
     private var handlerIndex = 0
-    private var stopsAfterStep = false
-    private var isStopped = false
-    /// Whether any handler acted (a failure counts).
-    private var acted = false
-    /// Whether any handler acted without failing (what catching an error means).
-    private var actedWithoutFailing = false
-    private var firstFailure: HandlerFailure?
-    private var stop: RaiseStatus?
+    /// The rules of outcomes, fed every call (shared with replay).
+    private var verdict: RouteVerdict<HandlerSite>
+    /// The first failure's error, for the result.
+    private var firstFailureMessage = ""
     private var answer: (any Sendable)?
 
     init(
@@ -58,6 +54,7 @@ struct Delivery {
         self.answerCheck = answerCheck
         self.batch = batch
         self.isOutermost = isOutermost
+        verdict = RouteVerdict(channel: raised.payload.channel, isRequest: raised.kind == .request, policy: policy)
     }
 
     /// A raise a call requires before the route may continue. Indirect, so that the
@@ -72,7 +69,7 @@ struct Delivery {
     /// Advances to the next handler that should be called, or returns `nil` when the
     /// route is done. ``context(for:)`` describes the call.
     mutating func nextHandler() -> HandlerEntry? {
-        while !isStopped {
+        while !verdict.isStopped {
             if handlerIndex < handlers.count, let core = stepCore {
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
@@ -86,7 +83,7 @@ struct Delivery {
                 if entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex) { return entry }
                 continue
             }
-            if stopsAfterStep { break }
+            if verdict.stopsAfterStep { break }
             stepIndex += 1
             guard stepIndex < route.count else { break }
             startStep()
@@ -137,43 +134,24 @@ struct Delivery {
     /// Applies what a call returned; returns the raise that must run before the route goes on.
     mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, nanoseconds: Int) -> FollowUp? {
         var detail: HandlerCall.Detail?
-        var followUp: FollowUp?
-        switch outcome {
-        case .ignored, .handled:
-            break
-        case .consumed:
-            stopsAfterStep = true
-            if stop == nil { stop = .consumed(by: site(entry)) }
-        case .consumedImmediately:
-            isStopped = true
-            if stop == nil { stop = .consumed(by: site(entry)) }
-        case .transformed(let event):
-            if channel == .errors {
-                isStopped = true
-                stop = .consumed(by: site(entry))
-                followUp = .convert(event, at: entry.core, cause: current.id)
-            } else {
-                recordCall(entry, outcome: .transformed, nanoseconds: nanoseconds, detail: nil)
-                acted = true
-                actedWithoutFailing = true
-                transform(into: event)
-                return nil
-            }
-        case .answered(let value):
+        if case .answered(let value) = outcome {
             if let failure = answerError(for: value) {
                 return fail(entry, with: failure, nanoseconds: nanoseconds)
             }
-            isStopped = true
-            stop = .answered(by: site(entry))
             answer = value
             detail = .answer(value)
         }
-        if case .ignored = outcome {} else {
-            acted = true
-            actedWithoutFailing = true
-        }
+        let effect = verdict.apply(outcome.kind, by: site(entry))
         if batch != nil { recordCall(entry, outcome: outcome.kind, nanoseconds: nanoseconds, detail: detail) }
-        return followUp
+        switch (effect, outcome) {
+        case (.transform, .transformed(let event)):
+            transform(into: event)
+            return nil
+        case (.convert, .transformed(let event)):
+            return .convert(event, at: entry.core, cause: current.id)
+        default:
+            return nil
+        }
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
@@ -186,13 +164,8 @@ struct Delivery {
 
     /// Records a failed call; on the event channel its error must then be raised.
     mutating func fail(_ entry: HandlerEntry, with error: any Error, nanoseconds: Int) -> FollowUp? {
-        acted = true
-        let failure = HandlerFailure(site: site(entry), message: String(describing: error))
-        if firstFailure == nil { firstFailure = failure }
-        if policy == .stop {
-            isStopped = true
-            if stop == nil { stop = .failed(failure) }
-        }
+        if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
+        verdict.apply(.failed, by: site(entry))
         recordCall(entry, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
         return channel == .events ? .reportError(error, at: entry.core, cause: current.id) : nil
     }
@@ -220,19 +193,20 @@ struct Delivery {
     /// Whether calls are being timed and recorded.
     var isRecording: Bool { batch != nil }
 
-    /// How the raise ended, by the rules of ``RaiseStatus``.
+    /// How the raise ended, by the rules of ``RouteVerdict``, naming the handler.
     var status: RaiseStatus {
-        if let stop { return stop }
-        if let firstFailure { return .failed(firstFailure) }
-        if answerCheck != nil { return .unanswered }
-        if channel == .errors { return actedWithoutFailing ? .delivered : .unhandled }
-        return acted ? .delivered : .unhandled
+        switch verdict.status {
+        case .delivered: .delivered
+        case .unanswered: .unanswered
+        case .unhandled: .unhandled
+        case .consumed: verdict.namedHandler.map { .consumed(by: $0) } ?? .delivered
+        case .answered: verdict.namedHandler.map { .answered(by: $0) } ?? .delivered
+        case .failed: verdict.firstFailure.map { .failed(HandlerFailure(site: $0, message: firstFailureMessage)) } ?? .delivered
+        }
     }
 
     /// Whether nobody acted on the event (a dead letter) or caught the error.
-    var isUnattended: Bool {
-        channel == .errors ? !actedWithoutFailing : !acted
-    }
+    var isUnattended: Bool { verdict.isUnattended }
 
     /// Records the end of the raise (for every event of its transform chain).
     func recordEnd() {

@@ -18,15 +18,46 @@ public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     /// A handler threw; this is the first failure.
     case failed(HandlerFailure)
 
-    /// The case name, as the journal's `event_history.result` column spells it.
-    public var name: String {
+    /// The case, without its handler.
+    public var kind: Kind {
         switch self {
-        case .delivered: "delivered"
-        case .consumed: "consumed"
-        case .answered: "answered"
-        case .unanswered: "unanswered"
-        case .unhandled: "unhandled"
-        case .failed: "failed"
+        case .delivered: .delivered
+        case .consumed: .consumed
+        case .answered: .answered
+        case .unanswered: .unanswered
+        case .unhandled: .unhandled
+        case .failed: .failed
+        }
+    }
+
+    /// The case name, as the journal's `event_history.result` column spells it.
+    public var name: String { kind.description }
+
+    /// The cases of ``RaiseStatus`` without their handlers: what the journal stores.
+    public enum Kind: Int, Sendable, CaseIterable, CustomStringConvertible {
+        /// See ``RaiseStatus/delivered``.
+        case delivered = 0
+        /// See ``RaiseStatus/consumed(by:)``.
+        case consumed = 1
+        /// See ``RaiseStatus/answered(by:)``.
+        case answered = 2
+        /// See ``RaiseStatus/unanswered``.
+        case unanswered = 3
+        /// See ``RaiseStatus/unhandled``.
+        case unhandled = 4
+        /// See ``RaiseStatus/failed(_:)``.
+        case failed = 5
+
+        /// The case name.
+        public var description: String {
+            switch self {
+            case .delivered: "delivered"
+            case .consumed: "consumed"
+            case .answered: "answered"
+            case .unanswered: "unanswered"
+            case .unhandled: "unhandled"
+            case .failed: "failed"
+            }
         }
     }
 

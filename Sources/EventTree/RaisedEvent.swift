@@ -33,11 +33,30 @@ public final class RaisedEvent: Sendable {
         self.policy = policy
     }
 
-    /// What kind of raise this is, as the journal stores it: `event`, `request` or `error`.
-    public var kind: String {
+    /// What kind of raise this is.
+    public var kind: Kind {
         switch payload {
-        case .event(let event): event is any Request ? "request" : "event"
-        case .error: "error"
+        case .event(let event): event is any Request ? .request : .event
+        case .error: .error
+        }
+    }
+
+    /// What kind of value a raise carries.
+    public enum Kind: Int, Sendable, CaseIterable, CustomStringConvertible {
+        /// An ordinary event.
+        case event = 0
+        /// A request, which expects an answer.
+        case request = 1
+        /// An error, on the error channel.
+        case error = 2
+
+        /// The case name, as the journal's views spell it.
+        public var description: String {
+            switch self {
+            case .event: "event"
+            case .request: "request"
+            case .error: "error"
+            }
         }
     }
 

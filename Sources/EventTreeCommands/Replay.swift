@@ -57,7 +57,7 @@ struct Replay: TerminalCommand {
             columns: ["event_id", "session_id", "event_type", "origin_path", "classification", "result", "summary"],
             rows: findings.map { finding in
                 [.integer(finding.event.id.rawValue), .integer(finding.event.session.rawValue), .text(finding.event.typeName),
-                 .text(finding.originPath), .text(finding.classification.rawValue), .init(finding.event.result),
+                 .text(finding.originPath), .text(finding.classification.rawValue), .text(finding.event.result.rawValue),
                  .text(finding.summary)]
             })
     }

@@ -21,14 +21,7 @@ struct Tail: TerminalCommand {
     mutating func run(on terminal: Terminal) throws {
         let reader = try JournalReader(path: options.journal)
         var after = 0
-        if let last {
-            after = try reader.rows("""
-                SELECT coalesce(min(seq), 0) - 1 FROM (
-                    SELECT seq FROM (SELECT seq FROM j_calls ORDER BY seq DESC LIMIT ?1)
-                    UNION ALL SELECT seq FROM (SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?1)
-                    ORDER BY seq DESC LIMIT ?1)
-                """, [.integer(max(last, 0))]).first?.first?.int ?? 0
-        }
+        if let last { after = try reader.seqBeforeLastSteps(last) }
         var printedHeader = false
         let deadline = seconds.map { Date().addingTimeInterval($0) }
         repeat {

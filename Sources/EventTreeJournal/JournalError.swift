@@ -19,6 +19,9 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case editedMigration(path: String, version: Int, name: String)
     /// The database is damaged or truncated.
     case corrupt(path: String, detail: String)
+    /// A record makes no sense (a code out of range, a link to nowhere, a cycle): the
+    /// file was damaged or altered at `seq`.
+    case damaged(path: String, seq: Int, detail: String)
     /// Another process (or another `Journal` in this one) has the journal open for writing.
     case locked(path: String, holder: String)
     /// The journal was closed.
@@ -52,6 +55,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) was migrated with a different migration \(version) (\(name)) than this binary carries; migrations must never be edited once shipped"
         case let .corrupt(path, detail):
             "\(path) is damaged or truncated: \(detail)"
+        case let .damaged(path, seq, detail):
+            "\(path) is damaged at seq \(seq): \(detail)"
         case let .locked(path, holder):
             "\(path) is open for writing by \(holder); close it there first (a journal has one writer)"
         case let .closed(path):

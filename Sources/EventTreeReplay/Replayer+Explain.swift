@@ -57,61 +57,44 @@ extension Replayer {
     }
 
     /// The event's chain, its recorded steps and the tree at its raise.
-    func load(_ id: EventID) throws -> ([EventRecord], [RecordedStep], JournalTree) {
-        func event(_ id: EventID) throws -> EventRecord? {
-            var found: EventRecord?
-            try reader.forEachRow(JournalHistory.selectEvents + " WHERE e.event_id = ?", [.integer(id.rawValue)]) {
-                found = history.event(from: $0)
-            }
-            return found
-        }
-        guard var root = try event(id) else { throw ReplayError.unknownEvent(id) }
-        while let from = root.transformedFrom, let parent = try event(from) { root = parent }
+    func load(_ id: EventID) throws -> ([RecordedEvent], [RecordedStep], JournalTree) {
+        guard var root = try reader.event(id) else { throw ReplayError.unknownEvent(id) }
+        // Links point back in time (the reader checks), so this walk ends.
+        while let from = root.transformedFrom, let parent = try reader.event(from) { root = parent }
         var chain = [root]
         var ids: Set<EventID> = [root.id]
         var end = root.finishedSeq ?? Int.max
-        try reader.forEachRow("""
-            \(JournalHistory.selectEvents)
-            WHERE e.event_id > ? AND e.event_id <= ? AND x.transformed_from IS NOT NULL ORDER BY e.event_id
-            """, [.integer(root.id.rawValue), .integer(end)]) { row in
-            let member = history.event(from: row)
-            if let from = member.transformedFrom, ids.contains(from) {
-                chain.append(member)
-                ids.insert(member.id)
+        if end > root.id.rawValue {
+            for member in try reader.transformedEvents(in: (root.id.rawValue + 1)...end) {
+                if let from = member.transformedFrom, ids.contains(from) {
+                    chain.append(member)
+                    ids.insert(member.id)
+                }
             }
         }
         end = chain.compactMap(\.finishedSeq).max() ?? Int.max
         var steps: [RecordedStep] = []
-        let range: [JournalValue] = [.integer(root.id.rawValue), .integer(end)]
-        try reader.forEachRow(JournalHistory.selectCalls + " WHERE seq > ? AND seq <= ? ORDER BY seq", range) { row in
-            let step = history.call(from: row)
+        let stream = try reader.steps(in: (root.id.rawValue + 1)...max(end, root.id.rawValue + 1))
+        while let step = stream.current {
             if ids.contains(step.event) { steps.append(step) }
+            try stream.advance()
         }
-        try reader.forEachRow(JournalHistory.selectUndelivered + " WHERE seq > ? AND seq <= ? ORDER BY seq", range) { row in
-            let step = history.undelivered(from: row)
-            if ids.contains(step.event) { steps.append(step) }
-        }
-        steps.sort { $0.seq < $1.seq }
         return (chain, steps, try tree(session: root.session, before: root.id.rawValue))
     }
 
     /// The tree of `session` as it stood just before `seq`.
     func tree(session: SessionID, before seq: Int) throws -> JournalTree {
         var tree = JournalTree()
-        try reader.forEachRow("""
-            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
-            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
-            WHERE n.session_id = ? AND c.seq < ? ORDER BY c.seq
-            """, [.integer(session.rawValue), .integer(seq)]) { row in
-            if let change = Self.change(code: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5)) {
-                tree.apply(change, to: NodeID(rawValue: row.int(1)))
-            }
+        let changes = try reader.treeChanges(of: session, before: seq)
+        while let change = changes.current {
+            tree.apply(change.change, to: change.node)
+            try changes.advance()
         }
         return tree
     }
 
     private func verdict(
-        for path: String, chain: [EventRecord], tree: JournalTree, run: ChainRun, route: [RouteStep<NodeID>]
+        for path: String, chain: [RecordedEvent], tree: JournalTree, run: ChainRun, route: [RouteStep<NodeID>]
     ) throws -> NodeVerdict {
         let root = chain[0]
         let raiseSeq = root.id.rawValue
@@ -119,18 +102,12 @@ extension Replayer {
             NodeVerdict(nodePath: path, received: received, reason: reason, summary: summary)
         }
         guard let node = tree.node(atPath: path) else {
-            var history: [(node: Int, since: Int)] = []
-            try reader.forEachRow("""
-                SELECT p.node_id, p.since_seq FROM j_node_paths p JOIN j_nodes n ON n.node_id = p.node_id
-                WHERE n.session_id = ? AND p.path = ? ORDER BY p.since_seq
-                """, [.integer(root.session.rawValue), .text(path)]) { row in
-                history.append((row.int(0), row.int(1)))
-            }
+            let history = try reader.nodes(of: root.session, withPath: path)
             guard let first = history.first else { throw ReplayError.unknownNode(path: path, session: root.session) }
             if first.since > raiseSeq {
                 return verdict(false, .notInTree, "not in the tree then: \(path) first appeared at seq \(first.since), after event \(root.id.rawValue) was raised at seq \(raiseSeq)")
             }
-            if let released = try releaseSeq(of: NodeID(rawValue: history.last!.node)), released < raiseSeq {
+            if let released = try reader.releaseSeq(of: history.last!.node), released < raiseSeq {
                 return verdict(false, .notInTree, "not in the tree then: \(path) was released at seq \(released), before event \(root.id.rawValue) was raised at seq \(raiseSeq)")
             }
             return verdict(false, .notInTree, "not in the tree then: no node had the path \(path) when event \(root.id.rawValue) was raised at seq \(raiseSeq) (it was renamed or moved)")
@@ -150,7 +127,7 @@ extension Replayer {
             return verdict(true, .received, "received in the \(visit.step.phase) phase (step \(visit.index + 1) of \(route.count)): \(calls.joined(separator: ", "))")
         }
         if let visit = visits.first(where: { if case .undelivered = $0.reach { true } else { false } }) {
-            let released = try releaseSeq(of: node).map { " at seq \($0)" } ?? ""
+            let released = try reader.releaseSeq(of: node).map { " at seq \($0)" } ?? ""
             return verdict(false, .releasedDuringDelivery, "released during delivery\(released), before its \(visit.step.phase) step (step \(visit.index + 1) of \(route.count))")
         }
         if let visit = visits.first(where: { $0.reach == .notReached }), let stop = run.stop {
@@ -167,7 +144,7 @@ extension Replayer {
     }
 
     /// Why `node` is not on the route of `event`, in the terms of its mode.
-    private func offRouteReason(_ node: NodeID, path: String, event: EventRecord, tree: JournalTree) -> String {
+    private func offRouteReason(_ node: NodeID, path: String, event: RecordedEvent, tree: JournalTree) -> String {
         let origin = event.origin
         func ancestors(_ id: NodeID) -> [NodeID] {
             var chain: [NodeID] = []
@@ -208,15 +185,9 @@ extension Replayer {
         }
     }
 
-    private func releaseSeq(of node: NodeID) throws -> Int? {
-        try reader.rows("SELECT seq FROM j_changes WHERE node_id = ? AND change = 5", [.integer(node.rawValue)])
-            .first?.first?.int
-    }
-
-    private func failureText(event: EventRecord, seq: Int?) throws -> String {
+    private func failureText(event: RecordedEvent, seq: Int?) throws -> String {
         guard let seq else { return event.message ?? "?" }
-        return try reader.rows("SELECT text FROM j_call_details WHERE seq = ?", [.integer(seq)]).first?.first?.string
-            ?? event.message ?? "?"
+        return try reader.callDetail(at: seq) ?? event.message ?? "?"
     }
 }
 

@@ -23,7 +23,7 @@ public final class Replayer {
     /// - Throws: ``JournalError`` when it cannot be read as a journal.
     public init(journal path: String) throws {
         reader = try JournalReader(path: path)
-        history = try JournalHistory(reader: reader)
+        history = JournalHistory(registrations: try reader.registrations())
     }
 
     /// The journal's sessions, oldest first.
@@ -85,36 +85,26 @@ public final class Replayer {
     /// An event being delivered, gathered until its raise (and its transforms') ended. A
     /// class, so that appending a step to it is an append, not a dictionary value rewrite.
     private final class OpenChain {
-        var members: [EventRecord]
+        var members: [RecordedEvent]
         var steps: [RecordedStep] = []
         let tree: JournalTree
         var end: Int
 
-        init(members: [EventRecord], tree: JournalTree, end: Int) {
+        init(members: [RecordedEvent], tree: JournalTree, end: Int) {
             self.members = members
             self.tree = tree
             self.end = end
         }
     }
 
-    /// The merge of four streams ordered by seq: tree changes, handler registrations (from
-    /// memory), events, and step facts.
+    /// The merge of three typed streams ordered by seq: tree changes, events, and steps
+    /// (registrations are in memory).
     private func stream(
         session: SessionID, until: Int, progress: ((Int) -> Void)?, _ emit: (ReplayFinding) throws -> Void
     ) throws {
-        let sessionArgument = JournalValue.integer(session.rawValue)
-        let changes = try reader.cursor("""
-            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
-            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
-            WHERE n.session_id = ? ORDER BY c.seq
-            """, [sessionArgument])
-        let events = try reader.cursor(
-            JournalHistory.selectEvents + " WHERE e.session_id = ? AND e.event_id <= ? ORDER BY e.event_id",
-            [sessionArgument, .integer(until)])
-        let calls = try reader.cursor(
-            JournalHistory.selectCalls + " WHERE seq > ? ORDER BY seq", [sessionArgument])
-        let undelivered = try reader.cursor(
-            JournalHistory.selectUndelivered + " WHERE seq > ? ORDER BY seq", [sessionArgument])
+        let changes = try reader.treeChanges(of: session)
+        let events = try reader.events(of: session, through: until)
+        let steps = try reader.steps(in: (session.rawValue + 1)...Int.max)
 
         var tree = JournalTree()
         var open: [EventID: OpenChain] = [:]
@@ -131,12 +121,6 @@ public final class Replayer {
             }
         }
 
-        // The head seq of each stream, read once per row rather than once per round.
-        func head(_ cursor: JournalCursor) -> Int { cursor.hasRow ? cursor.row.int(0) : Int.max }
-        var eventSeq = head(events)
-        var changeSeq = head(changes)
-        var callSeq = head(calls)
-        var undeliveredSeq = head(undelivered)
         // Consecutive steps mostly belong to one event: remember the last one's chain.
         var lastEvent = EventID(rawValue: -1)
         var lastChain: OpenChain?
@@ -149,8 +133,11 @@ public final class Replayer {
         }
 
         while true {
-            let next = min(eventSeq, changeSeq, open.isEmpty ? Int.max : min(callSeq, undeliveredSeq))
-            if next == Int.max || (!events.hasRow && open.isEmpty) { break }
+            let eventSeq = events.current?.id.rawValue ?? Int.max
+            let changeSeq = changes.current?.seq ?? Int.max
+            let stepSeq = open.isEmpty ? Int.max : steps.current?.seq ?? Int.max
+            let next = min(eventSeq, changeSeq, stepSeq)
+            if next == Int.max || (events.current == nil && open.isEmpty) { break }
             if let key = ends.minimumKey, key < next {
                 try finishChains(before: next)
                 lastChain = nil
@@ -160,15 +147,10 @@ public final class Replayer {
                 lastProgress = next
                 progress(next)
             }
-            if next == changeSeq {
-                let row = changes.row
-                if let change = Self.change(code: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5)) {
-                    tree.apply(change, to: NodeID(rawValue: row.int(1)))
-                }
+            if next == changeSeq, let change = changes.current {
+                tree.apply(change.change, to: change.node)
                 try changes.advance()
-                changeSeq = head(changes)
-            } else if next == eventSeq {
-                let event = history.event(from: events.row)
+            } else if next == eventSeq, let event = events.current {
                 if let from = event.transformedFrom, let root = chainOf[from], let chain = open[root] {
                     chain.members.append(event)
                     chain.end = max(chain.end, event.finishedSeq ?? Int.max)
@@ -181,17 +163,9 @@ public final class Replayer {
                     ends.insert(end, event.id)
                 }
                 try events.advance()
-                eventSeq = head(events)
-            } else if next == callSeq {
-                let step = history.call(from: calls.row)
+            } else if let step = steps.current {
                 chain(of: step.event)?.steps.append(step)
-                try calls.advance()
-                callSeq = head(calls)
-            } else {
-                let step = history.undelivered(from: undelivered.row)
-                chain(of: step.event)?.steps.append(step)
-                try undelivered.advance()
-                undeliveredSeq = head(undelivered)
+                try steps.advance()
             }
         }
         try finishChains(before: Int.max)
@@ -200,28 +174,16 @@ public final class Replayer {
         }
     }
 
-    static func change(code: Int, parent: Int?, position: Int?, name: String?) -> JournalTree.Change? {
-        switch code {
-        case 0: .created(name: name ?? "?")
-        case 1: parent.map { .attached(parent: NodeID(rawValue: $0), index: position ?? Int.max) }
-        case 2: .detached
-        case 3: parent.map { .moved(parent: NodeID(rawValue: $0), index: position ?? Int.max) }
-        case 4: .renamed(name: name ?? "?")
-        case 5: .released
-        default: nil
-        }
-    }
-
     // MARK: One chain
 
     /// Replays one chain and turns the run into a finding.
     func finding(
-        for chain: [EventRecord], steps: [RecordedStep], tree: JournalTree,
+        for chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree,
         variation: ChainSimulator.Variation = .init()
     ) -> ReplayFinding {
         let (run, route) = simulate(chain, steps: steps, tree: tree, variation: variation)
         let root = chain[0]
-        let site = { (handler: HandlerRecord, stepIndex: Int) -> StepHandler in
+        let site = { (handler: RecordedHandler, stepIndex: Int) -> StepHandler in
             let step = route[min(stepIndex, route.count - 1)]
             return StepHandler(
                 handler: handler.id, label: handler.label, location: handler.location,
@@ -243,21 +205,18 @@ public final class Replayer {
             return LostStep(nodePath: tree.path(of: visit.step.node), phase: visit.step.phase, lostCalls: calls)
         }
         let failure = run.firstFailure.map { failing in
-            (site: site(failing.handler, failing.stepIndex), message: failureMessage(root, failing.handler))
+            (site: site(failing.handler, failing.stepIndex), message: failureMessage(root, failing.handler, steps: steps))
         }
         let classification: Classification
-        if root.finishedSeq == nil || root.result == nil {
-            classification = .lost
-        } else if run.divergence != nil {
+        if run.divergence != nil && root.finishedSeq != nil {
             classification = .diverged
-        } else if lost.contains(where: { $0.lostCalls > 0 }) || root.lostCalls > 0 {
-            classification = .lost
         } else {
             switch root.result {
-            case "failed": classification = .failed
-            case "consumed": classification = .consumed
-            case "unanswered", "unhandled": classification = .unhandled
-            default: classification = .delivered
+            case .lost: classification = .lost
+            case .failed: classification = .failed
+            case .consumed: classification = .consumed
+            case .unanswered, .unhandled: classification = .unhandled
+            case .delivered, .answered: classification = .delivered
             }
         }
         return ReplayFinding(
@@ -269,7 +228,7 @@ public final class Replayer {
     }
 
     func simulate(
-        _ chain: [EventRecord], steps: [RecordedStep], tree: JournalTree, variation: ChainSimulator.Variation
+        _ chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree, variation: ChainSimulator.Variation
     ) -> (ChainRun, [RouteStep<NodeID>]) {
         let root = chain[0]
         let route = Router.route(from: root.origin, mode: root.mode, in: ReplayRouteTree(tree: tree, history: history, event: root))
@@ -278,12 +237,11 @@ public final class Replayer {
     }
 
     /// The error text of a handler's failed call on this event (the event's first failure).
-    private func failureMessage(_ event: EventRecord, _ handler: HandlerRecord) -> String {
-        if event.stopHandlerNumber == handler.number, let message = event.message { return message }
-        let rows = try? reader.rows("""
-            SELECT d.text FROM j_calls c JOIN j_call_details d ON d.seq = c.seq
-            WHERE c.seq > ? AND c.seq <= ? AND c.handler_no = ? AND c.code & 7 = 6 ORDER BY c.seq LIMIT 1
-            """, [.integer(event.id.rawValue), .integer(event.finishedSeq ?? Int.max), .integer(handler.number)])
-        return rows?.first?.first?.string ?? event.message ?? "?"
+    private func failureMessage(_ event: RecordedEvent, _ handler: RecordedHandler, steps: [RecordedStep]) -> String {
+        if event.stop?.handlerNumber == handler.number, let message = event.message { return message }
+        let failed = steps.first { step in
+            if case .call(handler.number, .failed) = step.kind { true } else { false }
+        }
+        return failed.flatMap { try? reader.callDetail(at: $0.seq) } ?? event.message ?? "?"
     }
 }

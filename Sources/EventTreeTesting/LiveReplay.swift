@@ -42,13 +42,13 @@ public struct LiveReplay {
     ///   no such session.
     public init(journal path: String, session: SessionID? = nil, types: EventTypes) throws {
         reader = try JournalReader(path: path)
-        let sessions = try reader.rows("SELECT session_id FROM j_sessions ORDER BY session_id").compactMap { $0.first?.int }
+        let sessions = try reader.sessionIDs()
         if let session {
-            guard sessions.contains(session.rawValue) else { throw LiveReplayError.unknownSession(session) }
+            guard sessions.contains(session) else { throw LiveReplayError.unknownSession(session) }
             self.session = session
         } else {
             guard let last = sessions.last else { throw LiveReplayError.noSessions }
-            self.session = SessionID(rawValue: last)
+            self.session = last
         }
         self.types = types
     }
@@ -108,18 +108,21 @@ public struct LiveReplay {
 
     private func recordedRaises() throws -> [Recorded] {
         var raises: [Recorded] = []
-        try reader.forEachRow("""
-            SELECT e.event_id, t.name, e.payload, h.origin_path, h.mode, coalesce(x.on_failure, 0),
-                e.event_id + coalesce(e.finished_back, 0)
-            FROM j_events e JOIN j_types t ON t.type_id = e.type_id JOIN event_history h ON h.event_id = e.event_id
-            LEFT JOIN j_event_details x ON x.event_id = e.event_id
-            WHERE e.session_id = ? AND x.cause_id IS NULL AND x.transformed_from IS NULL AND e.kind != 2
-            ORDER BY e.event_id
-            """, [.integer(session.rawValue)]) { row in
-            raises.append(Recorded(
-                id: EventID(rawValue: row.int(0)), typeName: row.text(1) ?? "?", payload: row.text(2) ?? "{}",
-                originPath: row.text(3) ?? "", mode: DeliveryMode(name: row.text(4) ?? "") ?? .bubble,
-                policy: row.int(5) == 1 ? .stop : .continue, end: row.int(6)))
+        var tree = JournalTree()
+        let changes = try reader.treeChanges(of: session)
+        let events = try reader.events(of: session)
+        while let event = events.current {
+            while let change = changes.current, change.seq < event.id.rawValue {
+                tree.apply(change.change, to: change.node)
+                try changes.advance()
+            }
+            if event.cause == nil && event.transformedFrom == nil && event.kind != .error {
+                raises.append(Recorded(
+                    id: event.id, typeName: event.typeName, payload: event.payload ?? "{}",
+                    originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy,
+                    end: event.finishedSeq ?? event.id.rawValue))
+            }
+            try events.advance()
         }
         return raises
     }

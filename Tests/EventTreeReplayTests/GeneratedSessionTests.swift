@@ -18,7 +18,7 @@ import Testing
             let owners = Owners()
             var names = ["n0"]
             owners["n0"] = EventNode("n0", bus: bus)
-            var expectedResults: [EventID: String] = [:]
+            var expectedResults: [EventID: RaiseStatus.Kind] = [:]
             var tokens: [HandlerToken] = []
             for round in 0..<160 {
                 switch Int.random(in: 0..<15, using: &random) {
@@ -73,7 +73,7 @@ import Testing
                     let mode = [DeliveryMode.bubble, .broadcast, .dispatch, .descend(.everyLevel), .descend(.firstHandler), .descend(.deepestLevel)]
                         .randomElement(using: &random)!
                     let result = Bool.random(using: &random) ? node.raise(Ping(n: round), mode: mode) : node.raise(Pong(), mode: mode)
-                    expectedResults[result.eventID] = result.status.name
+                    expectedResults[result.eventID] = result.status.kind
                 }
                 names.removeAll { owners[$0] == nil }
                 if names.isEmpty {
@@ -86,7 +86,7 @@ import Testing
             let diverged = all.filter { $0.classification == .diverged }
             #expect(diverged.isEmpty, "seed \(seed): \(diverged.map { "\($0.event.id.rawValue): \($0.summary)" })")
             for finding in all where expectedResults[finding.event.id] != nil {
-                #expect(finding.event.result == expectedResults[finding.event.id], "seed \(seed) event \(finding.event.id)")
+                #expect(finding.event.status == expectedResults[finding.event.id], "seed \(seed) event \(finding.event.id)")
             }
             #expect(all.count >= expectedResults.count)
         }

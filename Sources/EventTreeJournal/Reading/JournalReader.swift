@@ -19,6 +19,7 @@ public final class JournalReader {
     /// The journal's schema version.
     public let schemaVersion: Int
     let db: Connection
+    let cache = ReaderCache()
 
     /// Opens `path` for reading.
     ///

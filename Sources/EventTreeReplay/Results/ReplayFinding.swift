@@ -1,9 +1,10 @@
 import EventTree
+import EventTreeJournal
 
 /// Replay's verdict on one event (and the events its transforms produced), with evidence.
 public struct ReplayFinding: Sendable {
     /// The event as recorded.
-    public let event: EventRecord
+    public let event: RecordedEvent
     /// Its origin's path when it was raised.
     public let originPath: String
     /// The verdict.
@@ -44,9 +45,9 @@ public struct ReplayFinding: Sendable {
             let never = neverSaw.isEmpty ? "" : "; never reached \(neverSaw.joined(separator: ", "))"
             return "consumed by \(stoppedBy)\(never)"
         case .unhandled:
-            return event.kind == "request" ? "unanswered: no handler answered the request" : "unhandled: no handler acted (dead letter)"
+            return event.kind == .request ? "unanswered: no handler answered the request" : "unhandled: no handler acted (dead letter)"
         case .delivered:
-            if let stoppedBy, event.result == "answered" { return "answered by \(stoppedBy)" }
+            if let stoppedBy, event.result == .answered { return "answered by \(stoppedBy)" }
             return "delivered: \(calls) handler call\(calls == 1 ? "" : "s")"
         }
     }

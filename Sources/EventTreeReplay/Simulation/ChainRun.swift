@@ -1,10 +1,11 @@
 import EventTree
+import EventTreeJournal
 
 /// What replaying one event (with the events its transforms produced) along its route found.
 struct ChainRun {
     /// A handler call at a step: recorded, or predicted by a what-if.
     struct Call {
-        let handler: HandlerRecord
+        let handler: RecordedHandler
         /// The recorded outcome; `nil` for a predicted call.
         let outcome: Outcome.Kind?
         let seq: Int?
@@ -26,9 +27,9 @@ struct ChainRun {
         var reach: Reach
         var calls: [Call] = []
         /// Handlers registered on the node that did not take part, with the reason.
-        var skipped: [(handler: HandlerRecord, reason: SkipReason)] = []
+        var skipped: [(handler: RecordedHandler, reason: SkipReason)] = []
         /// Handlers whose calls were lost because the node had been released.
-        var lost: [HandlerRecord] = []
+        var lost: [RecordedHandler] = []
     }
 
     /// Why a handler on a visited node took no part. Kept as a value: a full replay visits
@@ -42,7 +43,7 @@ struct ChainRun {
         case otherPhase(Phase)
 
         /// The reason in words, about `handler`.
-        func text(for handler: HandlerRecord) -> String {
+        func text(for handler: RecordedHandler) -> String {
             switch self {
             case .otherChannel(let channel):
                 "it handles \(handler.channel == .errors ? "errors" : "events"), not \(channel == .errors ? "errors" : "events")"
@@ -60,13 +61,24 @@ struct ChainRun {
         let recorded: String
     }
 
+    /// A handler's call at a step of the route: what the verdict names.
+    struct Caller: Sendable {
+        let handler: RecordedHandler
+        let stepIndex: Int
+    }
+
     var visits: [Visit] = []
-    /// The handler that stopped the route, the step it was in, and how.
-    var stop: (handler: HandlerRecord, stepIndex: Int, outcome: Outcome.Kind)?
-    var firstFailure: (handler: HandlerRecord, stepIndex: Int)?
+    /// The rules applied to the recorded (or predicted) calls.
+    var verdict: RouteVerdict<Caller>
     var divergence: Divergence?
-    var acted = false
-    var actedWithoutFailing = false
-    /// The status the replay computes, by the rules of `RaiseStatus`.
-    var status = "delivered"
+
+    /// The handler that stopped the route, the step it was in, and how.
+    var stop: (handler: RecordedHandler, stepIndex: Int, outcome: Outcome.Kind)? {
+        verdict.stop.map { ($0.handler.handler, $0.handler.stepIndex, $0.outcome) }
+    }
+
+    /// The first handler that failed, and its step.
+    var firstFailure: (handler: RecordedHandler, stepIndex: Int)? {
+        verdict.firstFailure.map { ($0.handler, $0.stepIndex) }
+    }
 }

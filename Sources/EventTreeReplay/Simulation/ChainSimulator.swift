@@ -1,4 +1,5 @@
 import EventTree
+import EventTreeJournal
 
 /// Replays one event chain (an event and those its transforms produced) along the route
 /// the engine's ``Router`` computes, against what the journal recorded.
@@ -21,25 +22,24 @@ struct ChainSimulator {
     }
 
     let history: JournalHistory
-    let chain: [EventRecord]
+    let chain: [RecordedEvent]
     let route: [RouteStep<NodeID>]
     let steps: [RecordedStep]
     var variation = Variation()
 
     func run() -> ChainRun {
-        var run = ChainRun()
         let root = chain[0]
+        var run = ChainRun(verdict: RouteVerdict(
+            channel: root.channel, isRequest: root.kind == .request, policy: root.policy,
+            ignoresConsumption: variation.ignoresConsumption))
         let channel = root.channel
         let raiseSeq = root.id.rawValue
         let endSeq = chain.compactMap(\.finishedSeq).max() ?? Int.max
         var member = 0
         var matchTable = history.matchTable(for: chain[0].typeID)
         var cursor = 0
-        var stopsAfterStep = false
-        var isStopped = false
-
         for (index, step) in route.enumerated() {
-            if isStopped || stopsAfterStep || run.divergence != nil {
+            if run.verdict.isStopped || run.verdict.stopsAfterStep || run.divergence != nil {
                 run.visits.append(ChainRun.Visit(index: index, step: step, reach: .notReached))
                 continue
             }
@@ -63,7 +63,7 @@ struct ChainSimulator {
                     visit.skipped.append((handler, .otherPhase(step.phase)))
                     continue
                 }
-                if isStopped { break }
+                if run.verdict.isStopped { break }
                 if case .undelivered = visit.reach {
                     visit.lost.append(handler)
                     continue
@@ -80,18 +80,16 @@ struct ChainSimulator {
                     item += 1
                     if handler.id == variation.disabledHandler { continue }
                     visit.calls.append(ChainRun.Call(handler: handler, outcome: outcome, seq: recorded?.seq))
-                    let memberBefore = member
-                    defer { if member != memberBefore { matchTable = history.matchTable(for: chain[member].typeID) } }
-                    switch apply(outcome, of: handler, at: index, channel: channel, member: &member, run: &run) {
-                    case .goOn: break
-                    case .stopAfterStep: stopsAfterStep = true
-                    case .stopNow: isStopped = true
+                    let effect = run.verdict.apply(outcome, by: ChainRun.Caller(handler: handler, stepIndex: index))
+                    if effect == .transform, member + 1 < chain.count {
+                        member += 1
+                        matchTable = history.matchTable(for: chain[member].typeID)
                     }
                 } else if required && handler.id != variation.disabledHandler {
                     if variation.isActive {
+                        // A predicted call: it would act, as far as a what-if can tell.
                         visit.calls.append(ChainRun.Call(handler: handler, outcome: nil, seq: nil))
-                        run.acted = true
-                        run.actedWithoutFailing = true
+                        run.verdict.apply(.handled, by: ChainRun.Caller(handler: handler, stepIndex: index))
                     } else {
                         run.divergence = ChainRun.Divergence(
                             stepIndex: index, expected: "\(handler.label) (\(handler.location)) called",
@@ -112,70 +110,15 @@ struct ChainSimulator {
         }
         if run.divergence == nil, cursor < steps.count, !variation.isActive {
             run.divergence = ChainRun.Divergence(
-                stepIndex: route.count, expected: isStopped || stopsAfterStep ? "the route stopped" : "the end of the route",
+                stepIndex: route.count,
+                expected: run.verdict.isStopped || run.verdict.stopsAfterStep ? "the route stopped" : "the end of the route",
                 recorded: describe(steps[cursor]))
         }
-        run.status = status(of: run)
-        if run.divergence == nil, !variation.isActive, let recorded = root.result, recorded != run.status {
+        if run.divergence == nil, !variation.isActive, let recorded = root.status, recorded != run.verdict.status {
             run.divergence = ChainRun.Divergence(
-                stepIndex: route.count, expected: "result \(run.status)", recorded: "result \(recorded)")
+                stepIndex: route.count, expected: "result \(run.verdict.status)", recorded: "result \(recorded)")
         }
         return run
-    }
-
-    private enum Effect { case goOn, stopAfterStep, stopNow }
-
-    /// Applies a recorded outcome as the live delivery did.
-    private func apply(
-        _ outcome: Outcome.Kind, of handler: HandlerRecord, at index: Int, channel: HandlerRegistration.Channel,
-        member: inout Int, run: inout ChainRun
-    ) -> Effect {
-        if outcome.isActing { run.acted = true }
-        if outcome.isActing && outcome != .failed { run.actedWithoutFailing = true }
-        switch outcome {
-        case .ignored, .handled:
-            return .goOn
-        case .consumed:
-            if variation.ignoresConsumption { return .goOn }
-            if run.stop == nil { run.stop = (handler, index, outcome) }
-            return .stopAfterStep
-        case .consumedImmediately:
-            if variation.ignoresConsumption { return .goOn }
-            if run.stop == nil { run.stop = (handler, index, outcome) }
-            return .stopNow
-        case .transformed:
-            if channel == .errors {
-                run.stop = (handler, index, outcome)
-                return .stopNow
-            }
-            if member + 1 < chain.count { member += 1 }
-            return .goOn
-        case .answered:
-            run.stop = (handler, index, outcome)
-            return .stopNow
-        case .failed:
-            if run.firstFailure == nil { run.firstFailure = (handler, index) }
-            if chain[0].policy == .stop {
-                if run.stop == nil { run.stop = (handler, index, outcome) }
-                return .stopNow
-            }
-            return .goOn
-        }
-    }
-
-    /// The status by the rules of `RaiseStatus`.
-    private func status(of run: ChainRun) -> String {
-        if let stop = run.stop {
-            switch stop.outcome {
-            case .answered: return "answered"
-            case .failed: return "failed"
-            default: return "consumed"
-            }
-        }
-        if run.firstFailure != nil { return "failed" }
-        if chain[0].kind == "request" { return "unanswered" }
-        if chain[0].channel == .errors { return run.actedWithoutFailing ? "delivered" : "unhandled" }
-        return run.acted ? "delivered" : "unhandled"
     }
 
     private func describe(_ step: RecordedStep) -> String {

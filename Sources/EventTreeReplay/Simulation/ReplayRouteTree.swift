@@ -6,7 +6,7 @@ import EventTreeJournal
 struct ReplayRouteTree: RouteTree {
     let tree: JournalTree
     let history: JournalHistory
-    let event: EventRecord
+    let event: RecordedEvent
 
     func parent(of node: NodeID) -> NodeID? { tree.nodes[node]?.parent }
 

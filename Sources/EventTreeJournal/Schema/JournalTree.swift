@@ -29,15 +29,64 @@ public struct JournalTree: Sendable {
         /// The node was released: it leaves the tree (its children were detached first).
         case released
 
-        /// The `tree_changes.change` name.
-        public var name: String {
+        /// The change's kind.
+        public var kind: Kind {
             switch self {
-            case .created: "created"
-            case .attached: "attached"
-            case .detached: "detached"
-            case .moved: "moved"
-            case .renamed: "renamed"
-            case .released: "released"
+            case .created: .created
+            case .attached: .attached
+            case .detached: .detached
+            case .moved: .moved
+            case .renamed: .renamed
+            case .released: .released
+            }
+        }
+
+        /// The `tree_changes.change` name.
+        public var name: String { kind.description }
+
+        /// The kinds of change, as the journal stores them.
+        public enum Kind: Int, Sendable, CaseIterable, CustomStringConvertible {
+            /// See ``Change/created(name:)``.
+            case created = 0
+            /// See ``Change/attached(parent:index:)``.
+            case attached = 1
+            /// See ``Change/detached``.
+            case detached = 2
+            /// See ``Change/moved(parent:index:)``.
+            case moved = 3
+            /// See ``Change/renamed(name:)``.
+            case renamed = 4
+            /// See ``Change/released``.
+            case released = 5
+
+            /// The `tree_changes.change` name.
+            public var description: String {
+                switch self {
+                case .created: "created"
+                case .attached: "attached"
+                case .detached: "detached"
+                case .moved: "moved"
+                case .renamed: "renamed"
+                case .released: "released"
+                }
+            }
+        }
+
+        /// The change a `j_changes` row describes, or `nil` for a row that makes no sense
+        /// (an unknown kind, an attach without a parent).
+        init?(kind code: Int, parent: Int?, position: Int?, name: String?) {
+            guard let kind = Kind(rawValue: code) else { return nil }
+            switch kind {
+            case .created: self = .created(name: name ?? "?")
+            case .attached:
+                guard let parent else { return nil }
+                self = .attached(parent: NodeID(rawValue: parent), index: position ?? Int.max)
+            case .detached: self = .detached
+            case .moved:
+                guard let parent else { return nil }
+                self = .moved(parent: NodeID(rawValue: parent), index: position ?? Int.max)
+            case .renamed: self = .renamed(name: name ?? "?")
+            case .released: self = .released
             }
         }
     }
@@ -56,6 +105,9 @@ public struct JournalTree: Sendable {
         case .created(let name):
             nodes[node] = Node(name: name)
         case let .attached(parent, index), let .moved(parent, index):
+            // A change that would make a cycle cannot come from the engine (it refuses
+            // them); from a damaged journal it is ignored, so that walks up stay finite.
+            if isAncestor(node, of: parent) { return }
             unlink(node)
             nodes[node]?.parent = parent
             if nodes[parent] != nil {
@@ -74,6 +126,18 @@ public struct JournalTree: Sendable {
         }
     }
 
+    /// Whether `ancestor` is `node` or one of its ancestors.
+    public func isAncestor(_ ancestor: NodeID, of node: NodeID) -> Bool {
+        var current: NodeID? = node
+        var steps = 0
+        while let id = current, steps <= nodes.count {
+            if id == ancestor { return true }
+            current = nodes[id]?.parent
+            steps += 1
+        }
+        return false
+    }
+
     private mutating func unlink(_ node: NodeID) {
         guard let parent = nodes[node]?.parent else { return }
         nodes[parent]?.children.removeAll { $0 == node }
@@ -85,7 +149,8 @@ public struct JournalTree: Sendable {
         if nodes[node] == nil, let path = releasedPaths[node] { return path }
         var names: [String] = []
         var current: NodeID? = node
-        while let id = current, let entry = nodes[id] {
+        // Bounded: a damaged journal may link parents in a cycle.
+        while let id = current, let entry = nodes[id], names.count <= nodes.count {
             names.append(entry.name)
             current = entry.parent
         }

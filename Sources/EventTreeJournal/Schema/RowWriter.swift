@@ -299,7 +299,7 @@ final class RowWriter {
         }
         try insertChange.bind(seq, at: 1)
         try insertChange.bind(node.rawValue, at: 2)
-        try insertChange.bind(JournalCodes.changes.firstIndex(of: change.name)!, at: 3)
+        try insertChange.bind(change.kind.rawValue, at: 3)
         try insertChange.bind(parent?.rawValue, at: 4)
         try insertChange.bind(position, at: 5)
         try insertChange.bind(name, at: 6)
@@ -362,12 +362,12 @@ final class RowWriter {
         try insertEvent.bind(raised.id.rawValue, at: 1)
         try insertEvent.bind(row.session.rawValue, at: 2)
         try insertEvent.bind(row.type, at: 3)
-        try insertEvent.bind(JournalCodes.code(kind: raised.kind), at: 4)
+        try insertEvent.bind(raised.kind.rawValue, at: 4)
         try insertEvent.bind(raised.origin.rawValue, at: 5)
         try insertEvent.bind(JournalCodes.code(raised.mode), at: 6)
         try insertEvent.bind(utf8: Self.payloadJSON(raised.payload), at: 7)
         try insertEvent.bind(row.finishedSeq.map { $0 - raised.id.rawValue }, at: 8)
-        try insertEvent.bind(row.status.map(JournalCodes.code), at: 9)
+        try insertEvent.bind(row.status?.kind.rawValue, at: 9)
         try insertEvent.run()
 
         let site = row.status?.site

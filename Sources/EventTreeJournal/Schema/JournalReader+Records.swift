@@ -1,0 +1,287 @@
+import EventTree
+
+/// The typed reader: the only code that knows how records are stored in the tables. It
+/// decodes rows into ``RecordedEvent``, ``RecordedStep``, ``RecordedHandler`` and
+/// ``RecordedTreeChange`` values, checking every code and every number before it is used:
+/// a row that makes no sense is ``JournalError/damaged(path:seq:detail:)``.
+extension JournalReader {
+    // MARK: Registrations
+
+    /// Every handler registration, type name and match the journal holds (read once, then kept).
+    ///
+    /// - Throws: ``JournalError`` when the journal cannot be read or a registration is damaged.
+    public func registrations() throws(JournalError) -> RecordedRegistrations {
+        if let cached = cache.registrations { return cached }
+        var typeNames: [Int: String] = [:]
+        try each("SELECT type_id, name FROM j_types") { row throws(JournalError) in
+            typeNames[row.int(0)] = row.text(1) ?? "?"
+        }
+        let count = try integer("SELECT count(*) FROM j_handlers") ?? 0
+        var handlers: [RecordedHandler] = []
+        handlers.reserveCapacity(count)
+        try each("""
+            SELECT handler_no, handler_id, node_id, type_id, channel, phases, label, file, line, removed_seq
+            FROM j_handlers ORDER BY handler_id
+            """) { row throws(JournalError) in
+            let id = row.int(1)
+            // Handler numbers are dense from 1: anything else would size arrays from the file.
+            let number = row.int(0)
+            guard (1...max(count, 1)).contains(number) else {
+                throw damaged(id, "handler number \(number) is outside 1...\(count)")
+            }
+            guard let channel = JournalCodes.channel(row.int(4)) else { throw damaged(id, "unknown channel \(row.int(4))") }
+            let phases = row.int(5)
+            guard (0...15).contains(phases) else { throw damaged(id, "unknown phases \(phases)") }
+            let typeID = row.optionalInt(3)
+            if let typeID, typeNames[typeID] == nil { throw damaged(id, "unknown type \(typeID)") }
+            handlers.append(RecordedHandler(
+                id: HandlerID(rawValue: id), number: number, node: NodeID(rawValue: row.int(2)),
+                eventType: typeID.flatMap { typeNames[$0] }, typeID: typeID, channel: channel,
+                phases: Phases(rawValue: phases), label: row.text(6) ?? "?", fileID: row.text(7) ?? "?",
+                line: row.int(8), removedSeq: row.optionalInt(9)))
+        }
+        var matches: [Int: [Int]] = [:]
+        try each("SELECT handler_no, type_id, seq FROM j_matches") { row throws(JournalError) in
+            guard (1...max(count, 1)).contains(row.int(0)), typeNames[row.int(1)] != nil else {
+                throw damaged(row.int(2), "a match names handler \(row.int(0)) and type \(row.int(1)), which do not exist")
+            }
+            matches[row.int(1), default: []].append(row.int(0))
+        }
+        let registrations = RecordedRegistrations(typeNames: typeNames, handlers: handlers, matches: matches)
+        cache.registrations = registrations
+        return registrations
+    }
+
+    // MARK: Sessions
+
+    /// The ids of the journal's sessions, oldest first.
+    public func sessionIDs() throws(JournalError) -> [SessionID] {
+        var ids: [SessionID] = []
+        try each("SELECT session_id FROM j_sessions ORDER BY session_id") { row throws(JournalError) in
+            ids.append(SessionID(rawValue: row.int(0)))
+        }
+        return ids
+    }
+
+    // MARK: Events
+
+    /// The event `id`, or `nil` when the journal has none.
+    public func event(_ id: EventID) throws(JournalError) -> RecordedEvent? {
+        let registrations = try registrations()
+        var found: RecordedEvent?
+        try each(Self.selectEvents + " WHERE e.event_id = ?", [.integer(id.rawValue)]) { row throws(JournalError) in
+            found = try decodeEvent(row, registrations)
+        }
+        return found
+    }
+
+    /// The events of `session` raised at or before `seq`, in raise order.
+    public func events(of session: SessionID, through seq: Int = Int.max) throws(JournalError) -> JournalStream<RecordedEvent> {
+        let registrations = try registrations()
+        let rows = try cursor(
+            Self.selectEvents + " WHERE e.session_id = ? AND e.event_id <= ? ORDER BY e.event_id",
+            [.integer(session.rawValue), .integer(seq)])
+        return try JournalStream { () throws(JournalError) in
+            guard rows.hasRow else { return nil }
+            let event = try self.decodeEvent(rows.row, registrations)
+            try rows.advance()
+            return event
+        }
+    }
+
+    /// The events produced by transforms and raised in `range`, in raise order.
+    public func transformedEvents(in range: ClosedRange<Int>) throws(JournalError) -> [RecordedEvent] {
+        let registrations = try registrations()
+        var events: [RecordedEvent] = []
+        try each(
+            Self.selectEvents + " WHERE e.event_id >= ? AND e.event_id <= ? AND x.transformed_from IS NOT NULL ORDER BY e.event_id",
+            [.integer(range.lowerBound), .integer(range.upperBound)]
+        ) { row throws(JournalError) in
+            events.append(try decodeEvent(row, registrations))
+        }
+        return events
+    }
+
+    private static let selectEvents = """
+        SELECT e.event_id, e.session_id, e.type_id, e.kind, e.origin_id, e.mode, x.cause_id, x.transformed_from,
+            e.payload, e.finished_back, e.result, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
+            coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0)
+        FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id
+        """
+
+    private func decodeEvent(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedEvent {
+        let id = row.int(0)
+        let typeID = row.int(2)
+        guard let typeName = registrations.typeNames[typeID] else { throw damaged(id, "unknown event type \(typeID)") }
+        guard let kind = RaisedEvent.Kind(rawValue: row.int(3)) else { throw damaged(id, "unknown event kind \(row.int(3))") }
+        guard let mode = JournalCodes.mode(row.int(5)) else { throw damaged(id, "unknown delivery mode \(row.int(5))") }
+        let finishedBack = row.optionalInt(9)
+        if let finishedBack, finishedBack <= 0 || finishedBack > Int.max - id {
+            throw damaged(id, "its raise ends before it starts")
+        }
+        var status: RaiseStatus.Kind?
+        if let code = row.optionalInt(10) {
+            guard let decoded = RaiseStatus.Kind(rawValue: code) else { throw damaged(id, "unknown result \(code)") }
+            status = decoded
+        }
+        var stop: RecordedEvent.Stop?
+        if let number = row.optionalInt(11) {
+            guard registrations.handler(numbered: number) != nil, let node = row.optionalInt(12),
+                let phase = row.optionalInt(13).flatMap(JournalCodes.phase)
+            else { throw damaged(id, "it names a stopping handler \(number) the journal does not have") }
+            stop = RecordedEvent.Stop(handlerNumber: number, node: NodeID(rawValue: node), phase: phase)
+        }
+        let cause = row.optionalInt(6)
+        let transformedFrom = row.optionalInt(7)
+        // Links point back in time: a cause or transform source raised later would be a cycle.
+        if let cause, cause >= id { throw damaged(id, "its cause \(cause) was not raised before it") }
+        if let transformedFrom, transformedFrom >= id {
+            throw damaged(id, "it was transformed from \(transformedFrom), which was not raised before it")
+        }
+        let lostCalls = row.int(15)
+        guard lostCalls >= 0 else { throw damaged(id, "a negative count of lost calls") }
+        return RecordedEvent(
+            id: EventID(rawValue: id), session: SessionID(rawValue: row.int(1)), typeName: typeName, typeID: typeID,
+            kind: kind, origin: NodeID(rawValue: row.int(4)), mode: mode, cause: cause.map(EventID.init),
+            transformedFrom: transformedFrom.map(EventID.init), payload: row.text(8),
+            finishedSeq: finishedBack.map { id + $0 }, status: status, stop: stop, message: row.text(14),
+            lostCalls: lostCalls, policy: row.int(16) == 1 ? .stop : .continue)
+    }
+
+    // MARK: Steps
+
+    /// Handler calls and undelivered steps with a seq in `range`, in seq order.
+    public func steps(in range: ClosedRange<Int>) throws(JournalError) -> JournalStream<RecordedStep> {
+        let registrations = try registrations()
+        let bounds: [JournalValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
+        let calls = try cursor("SELECT seq, handler_no, code FROM j_calls WHERE seq >= ? AND seq <= ? ORDER BY seq", bounds)
+        let undelivered = try cursor("""
+            SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq >= ? AND seq <= ? ORDER BY seq
+            """, bounds)
+        return try JournalStream { () throws(JournalError) in
+            let callSeq = calls.hasRow ? calls.row.int(0) : Int.max
+            let undeliveredSeq = undelivered.hasRow ? undelivered.row.int(0) : Int.max
+            if callSeq == Int.max && undeliveredSeq == Int.max { return nil }
+            if callSeq < undeliveredSeq {
+                let step = try self.decodeCall(calls.row, registrations)
+                try calls.advance()
+                return step
+            }
+            let step = try self.decodeUndelivered(undelivered.row)
+            try undelivered.advance()
+            return step
+        }
+    }
+
+    private func decodeCall(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {
+        let seq = row.int(0)
+        guard let handler = registrations.handler(numbered: row.int(1)) else {
+            throw damaged(seq, "a call names handler \(row.int(1)), which the journal does not have")
+        }
+        guard let (eventBack, phase, outcome) = JournalCodes.decodeCall(row.int(2)), eventBack > 0, eventBack < seq else {
+            throw damaged(seq, "a call has the code \(row.int(2)), which names no phase, outcome or event")
+        }
+        return RecordedStep(
+            seq: seq, event: EventID(rawValue: seq - eventBack), node: handler.node, phase: phase,
+            kind: .call(handlerNumber: handler.number, outcome: outcome))
+    }
+
+    private func decodeUndelivered(_ row: JournalRow) throws(JournalError) -> RecordedStep {
+        let seq = row.int(0)
+        guard let phase = JournalCodes.phase(row.int(3)) else { throw damaged(seq, "unknown phase \(row.int(3))") }
+        guard row.int(4) >= 0, row.int(1) < seq else { throw damaged(seq, "an undelivered step makes no sense") }
+        return RecordedStep(
+            seq: seq, event: EventID(rawValue: row.int(1)), node: NodeID(rawValue: row.int(2)), phase: phase,
+            kind: .undelivered(lostCalls: row.int(4)))
+    }
+
+    /// The error text of a failed call, or the answer of an answering call, at `seq`.
+    public func callDetail(at seq: Int) throws(JournalError) -> String? {
+        var text: String?
+        try each("SELECT text FROM j_call_details WHERE seq = ?", [.integer(seq)]) { row throws(JournalError) in
+            text = row.text(0)
+        }
+        return text
+    }
+
+    /// The seq below which the last `count` steps (calls and undelivered steps) lie.
+    public func seqBeforeLastSteps(_ count: Int) throws(JournalError) -> Int {
+        try integer("""
+            SELECT coalesce(min(seq), 0) - 1 FROM (
+                SELECT seq FROM (SELECT seq FROM j_calls ORDER BY seq DESC LIMIT ?1)
+                UNION ALL SELECT seq FROM (SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?1)
+                ORDER BY seq DESC LIMIT ?1)
+            """, [.integer(max(count, 0))]) ?? 0
+    }
+
+    // MARK: The tree
+
+    /// The tree changes of `session` made before `seq`, in order.
+    public func treeChanges(of session: SessionID, before seq: Int = Int.max) throws(JournalError) -> JournalStream<RecordedTreeChange> {
+        let rows = try cursor("""
+            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
+            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
+            WHERE n.session_id = ? AND c.seq < ? ORDER BY c.seq
+            """, [.integer(session.rawValue), .integer(seq)])
+        return try JournalStream { () throws(JournalError) in
+            guard rows.hasRow else { return nil }
+            let row = rows.row
+            let seq = row.int(0)
+            guard let change = JournalTree.Change(
+                kind: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5))
+            else { throw self.damaged(seq, "a tree change has the unknown kind \(row.int(2)) or no parent") }
+            let node = NodeID(rawValue: row.int(1))
+            if case .attached(let parent, _) = change, parent == node { throw self.damaged(seq, "a node is attached to itself") }
+            if case .moved(let parent, _) = change, parent == node { throw self.damaged(seq, "a node is moved under itself") }
+            try rows.advance()
+            return RecordedTreeChange(seq: seq, node: node, change: change)
+        }
+    }
+
+    /// The nodes of `session` that ever had `path`, with the seq from which each had it.
+    public func nodes(of session: SessionID, withPath path: String) throws(JournalError) -> [(node: NodeID, since: Int)] {
+        var nodes: [(node: NodeID, since: Int)] = []
+        try each("""
+            SELECT p.node_id, p.since_seq FROM j_node_paths p JOIN j_nodes n ON n.node_id = p.node_id
+            WHERE n.session_id = ? AND p.path = ? ORDER BY p.since_seq
+            """, [.integer(session.rawValue), .text(path)]) { row throws(JournalError) in
+            nodes.append((NodeID(rawValue: row.int(0)), row.int(1)))
+        }
+        return nodes
+    }
+
+    /// When `node` was released, if it was.
+    public func releaseSeq(of node: NodeID) throws(JournalError) -> Int? {
+        try integer(
+            "SELECT seq FROM j_changes WHERE node_id = ? AND change = ?",
+            [.integer(node.rawValue), .integer(JournalTree.Change.Kind.released.rawValue)])
+    }
+
+    // MARK: Helpers
+
+    func damaged(_ seq: Int, _ detail: String) -> JournalError {
+        .damaged(path: path, seq: seq, detail: detail)
+    }
+
+    /// Calls `body` with each row of a query.
+    func each(
+        _ sql: String, _ arguments: [JournalValue] = [], _ body: (JournalRow) throws(JournalError) -> Void
+    ) throws(JournalError) {
+        let rows = try cursor(sql, arguments)
+        while rows.hasRow {
+            try body(rows.row)
+            try rows.advance()
+        }
+    }
+
+    /// The integer a query's first row starts with.
+    func integer(_ sql: String, _ arguments: [JournalValue] = []) throws(JournalError) -> Int? {
+        let rows = try cursor(sql, arguments)
+        return rows.hasRow && !rows.row.isNull(0) ? rows.row.int(0) : nil
+    }
+}
+
+/// What a reader keeps once read.
+final class ReaderCache {
+    var registrations: RecordedRegistrations?
+}

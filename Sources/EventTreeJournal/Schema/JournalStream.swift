@@ -1,0 +1,17 @@
+/// Typed records read one at a time, in seq order: what ``JournalReader`` hands out for
+/// large reads, so that memory stays flat in the journal's size.
+public final class JournalStream<Element> {
+    private let produce: () throws(JournalError) -> Element?
+    /// The record the stream stands on, `nil` at the end.
+    public private(set) var current: Element?
+
+    init(_ produce: @escaping () throws(JournalError) -> Element?) throws(JournalError) {
+        self.produce = produce
+        current = try produce()
+    }
+
+    /// Moves to the next record.
+    public func advance() throws(JournalError) {
+        current = try produce()
+    }
+}
