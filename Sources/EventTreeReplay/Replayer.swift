@@ -68,17 +68,7 @@ public final class Replayer {
     ) throws {
         let sessions = try session.map { [try self.session($0)] } ?? self.sessions()
         for summary in sessions {
-            var findings: [ReplayFinding] = []
-            try stream(session: summary.id, until: until ?? Int.max, progress: progress) { finding in
-                findings.append(finding)
-                if findings.count >= 256 {
-                    findings.sort { $0.event.id < $1.event.id }
-                    for finding in findings { try body(finding) }
-                    findings.removeAll(keepingCapacity: true)
-                }
-            }
-            findings.sort { $0.event.id < $1.event.id }
-            for finding in findings { try body(finding) }
+            try stream(session: summary.id, until: until ?? Int.max, progress: progress, body)
         }
     }
 
@@ -111,13 +101,27 @@ public final class Replayer {
         var chainOf: [EventID: EventID] = [:]
         var ends = MinHeap<EventID>()
         var lastProgress = 0
+        // Findings come out in raise order: a chain that ends is held back while an older
+        // one (an outer raise, still delivering its nested ones) is open.
+        var finished = MinHeap<ReplayFinding>()
+        var openRoots: [EventID] = []
+        var oldestOpen = 0
 
         func finishChains(before seq: Int) throws {
             while let key = ends.minimumKey, key < seq, let (end, root) = ends.popMinimum() {
                 guard let chain = open[root], chain.end == end else { continue }
                 open[root] = nil
                 for member in chain.members { chainOf[member.id] = nil }
-                try emit(finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+                finished.insert(root.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+            }
+            while oldestOpen < openRoots.count && open[openRoots[oldestOpen]] == nil { oldestOpen += 1 }
+            if oldestOpen > 4_096 && oldestOpen * 2 > openRoots.count {
+                openRoots.removeFirst(oldestOpen)
+                oldestOpen = 0
+            }
+            let limit = oldestOpen < openRoots.count ? openRoots[oldestOpen].rawValue : Int.max
+            while let key = finished.minimumKey, key < limit, let (_, ready) = finished.popMinimum() {
+                try emit(ready)
             }
         }
 
@@ -159,6 +163,7 @@ public final class Replayer {
                 } else {
                     let end = event.finishedSeq ?? Int.max
                     open[event.id] = OpenChain(members: [event], tree: tree, end: end)
+                    openRoots.append(event.id)
                     chainOf[event.id] = event.id
                     ends.insert(end, event.id)
                 }
@@ -169,9 +174,12 @@ public final class Replayer {
             }
         }
         try finishChains(before: Int.max)
-        for chain in open.values.sorted(by: { $0.members[0].id < $1.members[0].id }) {
-            try emit(finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+        // Raises that never ended (the recording stops during their delivery), with
+        // whatever finished after them, in raise order.
+        for chain in open.values {
+            finished.insert(chain.members[0].id.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree))
         }
+        while let (_, finding) = finished.popMinimum() { try emit(finding) }
     }
 
     // MARK: One chain
