@@ -18,8 +18,7 @@ final class FileLock: Sendable {
         let lockPath = journalPath + ".lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .sqlite(path: journalPath, cause: SQLiteError(
-                code: 14, message: "cannot create the lock file \(lockPath): \(String(cString: strerror(errno)))", sql: nil))
+            throw .io(path: lockPath, operation: "create the lock file", errno: errno)
         }
         // A reader may hold a shared lock for an instant to see whether a writer is active
         // (see `isHeld`): try a few times before calling the journal locked.

@@ -42,7 +42,7 @@ public final class Journal: Recorder {
         do {
             db = try Connection(path: resolved, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
         } catch {
-            throw Migrator.classify(error, path: resolved)
+            throw JournalError(error, path: resolved)
         }
         let identity = try Migrator.identify(db, path: resolved)
         try Migrator.validate(identity, path: resolved, allowEmpty: true)
@@ -58,7 +58,7 @@ public final class Journal: Recorder {
             try db.execute("PRAGMA wal_autocheckpoint = \(max(1, options.checkpointPages))")
             if let maximumSize = options.maximumSize { try RowWriter.limitSize(of: db, to: maximumSize) }
         } catch {
-            throw Migrator.classify(error, path: resolved)
+            throw JournalError(error, path: resolved)
         }
         try Migrator.migrate(db, from: identity.version, path: resolved)
         do {
@@ -67,7 +67,7 @@ public final class Journal: Recorder {
             let rows = try RowWriter(db: db, sequence: sequence)
             writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
         } catch {
-            throw Migrator.classify(error, path: resolved)
+            throw JournalError(error, path: resolved)
         }
         JournalRegistry.shared.add(writer)
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a journal could not be opened, read or written. Its description is one line that
 /// says what happened and what to do; it never contains payloads or bound values.
 public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -33,6 +39,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case recordsLost(path: String, count: Int, cause: SQLiteError?)
     /// Any other SQLite failure.
     case sqlite(path: String, cause: SQLiteError)
+    /// A file operation outside SQLite failed (`operation` says which, `errno` why).
+    case io(path: String, operation: String, errno: Int32)
 
     /// One line, without a leading `error:`.
     public var description: String {
@@ -69,6 +77,21 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             "closed \(path) with \(count) records it could not write; they are lost"
         case let .sqlite(path, cause):
             "\(path): \(cause)"
+        case let .io(path, operation, code):
+            "cannot \(operation) \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+extension JournalError {
+    /// The journal error a user can act on for an SQLite error met on `path`: a file that
+    /// is not a database, a damaged one and a locked one get their own cases.
+    public init(_ error: SQLiteError, path: String) {
+        switch error.resultCode.primary {
+        case .notadb: self = .notADatabase(path: path)
+        case .corrupt: self = .corrupt(path: path, detail: error.message)
+        case .busy, .locked: self = .locked(path: path, holder: "another connection")
+        default: self = .sqlite(path: path, cause: error)
         }
     }
 }

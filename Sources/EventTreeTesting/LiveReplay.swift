@@ -1,5 +1,6 @@
 import EventTree
 import EventTreeJournal
+import EventTreeReplay
 import Foundation
 
 /// Re-raises a recorded session's events into a tree built by your own code and reports the
@@ -38,16 +39,16 @@ public struct LiveReplay {
 
     /// Opens the journal and picks a session (the last one when `session` is `nil`).
     ///
-    /// - Throws: ``JournalError`` for an unreadable journal; ``LiveReplayError`` when it has
+    /// - Throws: ``JournalError`` for an unreadable journal; `ReplayError` when it has
     ///   no such session.
     public init(journal path: String, session: SessionID? = nil, types: EventTypes) throws {
         reader = try JournalReader(path: path)
         let sessions = try reader.sessionIDs()
         if let session {
-            guard sessions.contains(session) else { throw LiveReplayError.unknownSession(session) }
+            guard sessions.contains(session) else { throw ReplayError.unknownSession(session) }
             self.session = session
         } else {
-            guard let last = sessions.last else { throw LiveReplayError.noSessions }
+            guard let last = sessions.last else { throw ReplayError.noSessions }
             self.session = last
         }
         self.types = types
@@ -190,21 +191,5 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         if !skipped.isEmpty { text += ", skipped \(skipped.count)" }
         guard let difference else { return text + ": no difference" }
         return text + "; event \(difference.event.rawValue) (\(difference.eventType)) differs at step \(difference.stepIndex + 1):\n" + difference.diff
-    }
-}
-
-/// Why a live replay could not start.
-public enum LiveReplayError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The journal has no session with this id.
-    case unknownSession(SessionID)
-    /// The journal has no sessions.
-    case noSessions
-
-    /// One line.
-    public var description: String {
-        switch self {
-        case .unknownSession(let id): "the journal has no session \(id.rawValue)"
-        case .noSessions: "the journal has no sessions"
-        }
     }
 }

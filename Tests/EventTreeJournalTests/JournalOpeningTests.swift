@@ -195,4 +195,26 @@ func execute(_ path: String, _ sql: String) {
             #expect(bytes(path) == fileBefore)
         }
     }
+
+    @Test func aJournalInADirectoryThatDoesNotExistIsAnIOErrorNotAnSQLiteOne() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/missing/app.eventtree"
+            #expect(throws: JournalError.io(path: path + ".lock", operation: "create the lock file", errno: ENOENT)) {
+                try Journal(path: path)
+            }
+            #expect(JournalError.io(path: path + ".lock", operation: "create the lock file", errno: ENOENT).description
+                == "cannot create the lock file \(path).lock: No such file or directory")
+        }
+    }
+
+    @Test func sqliteResultCodesMatchByNameIncludingTheirExtendedCodes() {
+        let write = SQLiteError(code: (SQLITE_IOERR | (3 << 8)), message: "disk I/O error", sql: nil)
+        #expect(write.resultCode == .ioerr)
+        #expect(write.resultCode != .full)
+        #expect(SQLiteError.ResultCode(rawValue: (SQLITE_IOERR | (3 << 8))) != SQLiteError.ResultCode(rawValue: (SQLITE_IOERR | (4 << 8))))
+        #expect(SQLiteError(code: SQLITE_FULL, message: "full", sql: nil).isDiskFull)
+        #expect(JournalError(SQLiteError(code: SQLITE_NOTADB, message: "", sql: nil), path: "x") == .notADatabase(path: "x"))
+        #expect(JournalError(SQLiteError(code: (SQLITE_BUSY | (2 << 8)), message: "", sql: nil), path: "x")
+            == .locked(path: "x", holder: "another connection"))
+    }
 }

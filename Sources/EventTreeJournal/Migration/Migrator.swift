@@ -24,7 +24,7 @@ enum Migrator {
             let objects = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
             return Identity(applicationID: applicationID, version: version, objects: objects)
         } catch {
-            throw classify(error, path: path)
+            throw JournalError(error, path: path)
         }
     }
 
@@ -57,7 +57,7 @@ enum Migrator {
         } catch let error as JournalError {
             throw error
         } catch let error as SQLiteError {
-            throw classify(error, path: path)
+            throw JournalError(error, path: path)
         } catch {
             throw .corrupt(path: path, detail: "\(error)")
         }
@@ -81,18 +81,8 @@ enum Migrator {
                 try db.execute("COMMIT")
             } catch {
                 if db.isInTransaction { try? db.execute("ROLLBACK") }
-                throw classify(error, path: path)
+                throw JournalError(error, path: path)
             }
-        }
-    }
-
-    /// Turns an SQLite error met while opening into the journal error a user can act on.
-    static func classify(_ error: SQLiteError, path: String) -> JournalError {
-        switch error.primaryCode {
-        case SQLITE_NOTADB: .notADatabase(path: path)
-        case SQLITE_CORRUPT: .corrupt(path: path, detail: error.message)
-        case SQLITE_BUSY, SQLITE_LOCKED: .locked(path: path, holder: "another connection")
-        default: .sqlite(path: path, cause: error)
         }
     }
 }

@@ -21,7 +21,7 @@ public final class JournalCursor {
             hasRow = try statement.step()
         } catch {
             hasRow = false
-            throw Migrator.classify(error, path: path)
+            throw JournalError(error, path: path)
         }
         return hasRow
     }
@@ -37,7 +37,7 @@ extension JournalReader {
         do {
             statement = try Self.prepare(sql, arguments, in: db)
         } catch {
-            throw Migrator.classify(error, path: path)
+            throw JournalError(error, path: path)
         }
         let cursor = JournalCursor(statement: statement, path: path)
         try cursor.advance()

@@ -45,7 +45,7 @@ public final class JournalReader {
         do {
             db = try Self.openDefensively(name, flags: flags)
         } catch {
-            throw Migrator.classify(error, path: resolved)
+            throw JournalError(error, path: resolved)
         }
         let identity = try Migrator.identify(db, path: resolved)
         try Migrator.validate(identity, path: resolved, allowEmpty: false)
@@ -80,7 +80,7 @@ public final class JournalReader {
         } catch let error as JournalError {
             throw error
         } catch let error as SQLiteError {
-            throw Migrator.classify(error, path: path)
+            throw JournalError(error, path: path)
         } catch {
             throw .corrupt(path: path, detail: "\(error)")
         }

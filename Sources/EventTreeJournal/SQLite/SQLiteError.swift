@@ -20,8 +20,62 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The primary result code (the extended code's low byte).
     public var primaryCode: Int32 { code & 0xff }
 
+    /// The result code, matchable by name: `error.resultCode == .full`, or in a `catch`
+    /// pattern, `case ResultCode.busy = error.resultCode`.
+    public var resultCode: ResultCode { ResultCode(rawValue: code) }
+
     /// Whether this is `SQLITE_FULL`: the disk (or the database's page limit) is full.
-    public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
+    public var isDiskFull: Bool { resultCode == .full }
+
+    /// An SQLite result code. Comparing with a primary code (`.ioerr`) matches every
+    /// extended code of it (`SQLITE_IOERR_WRITE`, `SQLITE_IOERR_FSYNC`…), as GRDB does.
+    public struct ResultCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The (possibly extended) code.
+        public let rawValue: Int32
+
+        /// Wraps a code.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// The primary code (the low byte).
+        public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xff) }
+
+        /// `SQLITE_ERROR`: a generic error (a missing table, bad SQL).
+        public static let error = ResultCode(rawValue: SQLITE_ERROR)
+        /// `SQLITE_BUSY`: another connection holds a lock.
+        public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+        /// `SQLITE_LOCKED`: a conflict within this connection.
+        public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+        /// `SQLITE_READONLY`: the database cannot be written.
+        public static let readonly = ResultCode(rawValue: SQLITE_READONLY)
+        /// `SQLITE_INTERRUPT`: the operation was interrupted (a time budget ran out).
+        public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
+        /// `SQLITE_IOERR`: the operating system reported an I/O error.
+        public static let ioerr = ResultCode(rawValue: SQLITE_IOERR)
+        /// `SQLITE_CORRUPT`: the database file is malformed.
+        public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+        /// `SQLITE_FULL`: the disk, or the database's page limit, is full.
+        public static let full = ResultCode(rawValue: SQLITE_FULL)
+        /// `SQLITE_CANTOPEN`: the file cannot be opened.
+        public static let cantopen = ResultCode(rawValue: SQLITE_CANTOPEN)
+        /// `SQLITE_NOTADB`: the file is not a database.
+        public static let notadb = ResultCode(rawValue: SQLITE_NOTADB)
+
+        /// Equal when the codes are equal, or when either is a primary code and the other
+        /// one of its extended codes.
+        public static func == (lhs: ResultCode, rhs: ResultCode) -> Bool {
+            if lhs.rawValue == rhs.rawValue { return true }
+            if lhs.rawValue == lhs.primary.rawValue || rhs.rawValue == rhs.primary.rawValue {
+                return lhs.primary.rawValue == rhs.primary.rawValue
+            }
+            return false
+        }
+
+        /// Hashes the primary code (so that equal codes hash alike).
+        public func hash(into hasher: inout Hasher) { hasher.combine(primary.rawValue) }
+
+        /// `sqlite3_errstr` of the code.
+        public var description: String { String(cString: sqlite3_errstr(rawValue)) }
+    }
 
     /// `SQLite error N (description): message [while running: sql]`.
     public var description: String {
