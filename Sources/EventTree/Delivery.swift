@@ -73,8 +73,8 @@ struct Delivery {
             if handlerIndex < handlers.count, let core = stepCore {
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
-                    let lost = handlers[handlerIndex...].count { $0.expects(stepPhase, channel, box, typeIndex: typeIndex) }
-                    record(.stepUndelivered(current.id, node: core.id, phase: stepPhase, lostCalls: lost))
+                    let lost = handlers[handlerIndex...].filter { $0.expects(stepPhase, channel, box, typeIndex: typeIndex) }
+                    record(.stepUndelivered(current.id, node: core.id, phase: stepPhase, lostHandlers: lost.map(\.id)))
                     handlers = []
                     continue
                 }
@@ -116,8 +116,8 @@ struct Delivery {
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
             if let core {
-                let lost = snapshot.handlers[step.node].count { $0.expects(step.phase, channel, box, typeIndex: typeIndex) }
-                record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostCalls: lost))
+                let lost = snapshot.handlers[step.node].filter { $0.expects(step.phase, channel, box, typeIndex: typeIndex) }
+                record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
             }
             stepCore = nil
             handlers = []
@@ -132,17 +132,19 @@ struct Delivery {
     }
 
     /// Applies what a call returned; returns the raise that must run before the route goes on.
-    mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, nanoseconds: Int) -> FollowUp? {
+    mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         var detail: HandlerCall.Detail?
         if case .answered(let value) = outcome {
             if let failure = answerError(for: value) {
-                return fail(entry, with: failure, nanoseconds: nanoseconds)
+                return fail(entry, with: failure, startedAt: startedAt, nanoseconds: nanoseconds)
             }
             answer = value
             detail = .answer(value)
         }
         let effect = verdict.apply(outcome.kind, by: site(entry))
-        if batch != nil { recordCall(entry, outcome: outcome.kind, nanoseconds: nanoseconds, detail: detail) }
+        if batch != nil {
+            recordCall(entry, outcome: outcome.kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail)
+        }
         switch (effect, outcome) {
         case (.transform, .transformed(let event)):
             transform(into: event)
@@ -163,10 +165,10 @@ struct Delivery {
     }
 
     /// Records a failed call; on the event channel its error must then be raised.
-    mutating func fail(_ entry: HandlerEntry, with error: any Error, nanoseconds: Int) -> FollowUp? {
+    mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
         verdict.apply(.failed, by: site(entry))
-        recordCall(entry, outcome: .failed, nanoseconds: nanoseconds, detail: .error(error))
+        recordCall(entry, outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
         return channel == .events ? .reportError(error, at: entry.core, cause: current.id) : nil
     }
 
@@ -179,11 +181,13 @@ struct Delivery {
         self.typeIndex = typeIndex
     }
 
-    private func recordCall(_ entry: HandlerEntry, outcome: Outcome.Kind, nanoseconds: Int, detail: HandlerCall.Detail?) {
+    private func recordCall(
+        _ entry: HandlerEntry, outcome: Outcome.Kind, startedAt: Int, nanoseconds: Int, detail: HandlerCall.Detail?
+    ) {
         guard let batch else { return }
         batch.records.append(Record(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
             event: current.id, node: entry.core.id, phase: stepPhase, handler: entry.id,
-            outcome: outcome, nanoseconds: nanoseconds, detail: detail))))
+            outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
     }
 
     private func record(_ fact: Fact) {

@@ -16,6 +16,8 @@ final class DeliveryStack {
         let bus: ObjectIdentifier
         var eventID: EventID
         let batch: RecordBatch?
+        /// The handler being called, while one is (what a release during its call names).
+        var handler: HandlerID?
     }
 
     /// Used by its own thread only, so the per-access exclusivity check is left out.
@@ -25,6 +27,13 @@ final class DeliveryStack {
     func innermost(of bus: ObjectIdentifier) -> Frame? {
         guard let last = frames.last, last.bus == bus else { return nil }
         return last
+    }
+
+    /// The handler call in progress on this thread for `bus`, if its innermost delivery is
+    /// calling one.
+    func callInProgress(on bus: ObjectIdentifier) -> HandlerCallSite? {
+        guard let frame = innermost(of: bus), let handler = frame.handler else { return nil }
+        return HandlerCallSite(event: frame.eventID, handler: handler)
     }
 
     /// This thread's stack.

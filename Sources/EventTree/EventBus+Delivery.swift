@@ -15,6 +15,8 @@ extension EventBus {
         let box = box ?? payload.makeBox()
         let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
+        // Read before the lock; only a recording bus reads the clock.
+        let raisedAt = recorder != nil ? clock.nanoseconds() : 0
         lock.lock()
         let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
             recorder != nil && !state.isEnded
@@ -22,7 +24,7 @@ extension EventBus {
         var log = FactLog(sequence: sequence, isRecording: recording, opensBatch: isOutermost)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
-            transformedFrom: nil, policy: policy, log: &log)
+            transformedFrom: nil, policy: policy, raisedAt: raisedAt, log: &log)
         let snapshot = state.topology
         let generation = generation.load(ordering: .relaxed)
         let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
@@ -45,7 +47,7 @@ extension EventBus {
             // Raised at a released node: nothing can be reached from it.
             route = []
             batch?.records.append(Record(
-                seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostCalls: 0)))
+                seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, box: box,
@@ -57,11 +59,12 @@ extension EventBus {
     func openTransform(of old: RaisedEvent, into event: any Event, batch: RecordBatch?) -> (RaisedEvent, AnyEventBox, Int) {
         let payload = RaisedEvent.Payload.event(event)
         let box = payload.makeBox()
+        let raisedAt = batch != nil ? clock.nanoseconds() : 0
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: old.origin, mode: old.mode, cause: old.cause, transformedFrom: old.id,
-            policy: old.policy, log: &log)
+            policy: old.policy, raisedAt: raisedAt, log: &log)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
         return (raised, box, typeIndex)
@@ -71,13 +74,13 @@ extension EventBus {
     /// handlers match it), takes the raise's number, and records the raise.
     private func openRaise(
         _ payload: RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
-        transformedFrom: EventID?, policy: FailurePolicy, log: inout FactLog
+        transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, log: inout FactLog
     ) -> (RaisedEvent, typeIndex: Int) {
         let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
             id: id, typeName: type.name, payload: payload, origin: origin, mode: mode, cause: cause,
-            transformedFrom: transformedFrom, policy: policy)
+            transformedFrom: transformedFrom, policy: policy, raisedAt: log.isRecording ? raisedAt : 0)
         log.record(.raised(raised), numbered: id.rawValue)
         return (raised, type.index)
     }
@@ -132,14 +135,18 @@ extension EventBus {
         let timed = delivery.isRecording
         while let entry = delivery.nextHandler() {
             let context = delivery.context(for: entry)
-            let started = timed ? monotonicNanoseconds() : 0
+            stack.frames[depth].handler = entry.id
+            let started = timed ? clock.nanoseconds() : 0
             let followUp: Delivery.FollowUp?
             do {
                 let outcome = try entry.call(delivery.box, context, onMainActor: onMainActor)
-                followUp = delivery.complete(entry, with: outcome, nanoseconds: timed ? monotonicNanoseconds() - started : 0)
+                followUp = delivery.complete(
+                    entry, with: outcome, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             } catch {
-                followUp = delivery.fail(entry, with: error, nanoseconds: timed ? monotonicNanoseconds() - started : 0)
+                followUp = delivery.fail(
+                    entry, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             }
+            stack.frames[depth].handler = nil
             if delivery.current.id != eventID {
                 eventID = delivery.current.id
                 stack.frames[depth].eventID = eventID
@@ -173,13 +180,15 @@ extension EventBus {
             inherited: inherited)
         while let entry = delivery.nextHandler() {
             let frame = DeliveryStack.Frame(
-                bus: ObjectIdentifier(self), eventID: delivery.current.id, batch: delivery.batch)
-            let (result, elapsed) = await entry.callAwaiting(
-                delivery.box, delivery.context(for: entry), in: frame, timed: delivery.isRecording)
+                bus: ObjectIdentifier(self), eventID: delivery.current.id, batch: delivery.batch, handler: entry.id)
+            let (result, started, elapsed) = await entry.callAwaiting(
+                delivery.box, delivery.context(for: entry), in: frame, clock: delivery.isRecording ? clock : nil)
             let followUp: Delivery.FollowUp?
             switch result {
-            case .success(let outcome): followUp = delivery.complete(entry, with: outcome, nanoseconds: elapsed)
-            case .failure(let error): followUp = delivery.fail(entry, with: error, nanoseconds: elapsed)
+            case .success(let outcome):
+                followUp = delivery.complete(entry, with: outcome, startedAt: started, nanoseconds: elapsed)
+            case .failure(let error):
+                followUp = delivery.fail(entry, with: error, startedAt: started, nanoseconds: elapsed)
             }
             switch followUp {
             case let .reportError(error, node, cause)?:
@@ -197,26 +206,29 @@ extension EventBus {
 extension HandlerEntry {
     /// Calls the handler where it must run (hopping to the main actor for main-actor
     /// handlers), with `frame` as that thread's innermost delivery during the call.
+    ///
+    /// - Returns: The result, when the call started and how long it ran (both 0 when
+    ///   `clock` is `nil`: the delivery is not recorded).
     func callAwaiting(
-        _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, timed: Bool
-    ) async -> (Result<Outcome, any Error>, Int) {
+        _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, clock: EventClock?
+    ) async -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         switch body {
         case .anyThread(let body):
-            return Self.run(timed, in: frame) { try body(box, context) }
+            return Self.run(clock, in: frame) { try body(box, context) }
         case .mainActor(let body):
-            return await MainActor.run { Self.run(timed, in: frame) { try body(box, context) } }
+            return await MainActor.run { Self.run(clock, in: frame) { try body(box, context) } }
         }
     }
 
     private static func run(
-        _ timed: Bool, in frame: DeliveryStack.Frame, _ body: () throws -> Outcome
-    ) -> (Result<Outcome, any Error>, Int) {
+        _ clock: EventClock?, in frame: DeliveryStack.Frame, _ body: () throws -> Outcome
+    ) -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         let stack = DeliveryStack.current
         stack.frames.append(frame)
         defer { stack.frames.removeLast() }
-        let started = timed ? monotonicNanoseconds() : 0
+        let started = clock?.nanoseconds() ?? 0
         let result = Result { try body() }
-        return (result, timed ? monotonicNanoseconds() - started : 0)
+        return (result, started, clock.map { $0.nanoseconds() - started } ?? 0)
     }
 }
 

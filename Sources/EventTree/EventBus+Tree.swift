@@ -67,7 +67,7 @@ extension EventBus {
                 entry.removed.store(true, ordering: .releasing)
                 log.record(.handlerRemoved(entry.id))
             }
-            log.record(.nodeReleased(core.id))
+            log.record(.nodeReleased(core.id, by: DeliveryStack.current.callInProgress(on: ObjectIdentifier(self))))
             state.topology.unlink(slot)
             state.topology.children[slot] = []
             state.topology.handlers[slot] = []

@@ -25,6 +25,8 @@ public final class EventBus: @unchecked Sendable {
     public let session: SessionID
     let sequence: SequenceCounter
     let recorder: (any Recorder)?
+    /// Where recorded times come from.
+    let clock: EventClock
 
     /// Creates a bus and starts its session.
     ///
@@ -32,17 +34,19 @@ public final class EventBus: @unchecked Sendable {
     ///   - recorder: Where facts go: a journal, an in-memory recorder, or `nil` for none.
     ///   - appVersion: The embedding app's version, recorded with the session.
     ///   - process: The process name recorded with the session.
+    ///   - clock: Where recorded times come from (the system's clocks by default).
     public init(
         recorder: (any Recorder)? = nil, appVersion: String? = nil,
-        process: String = ProcessInfo.processInfo.processName
+        process: String = ProcessInfo.processInfo.processName, clock: EventClock = .system
     ) {
         self.recorder = recorder
+        self.clock = clock
         sequence = recorder?.sequence ?? SequenceCounter()
         let seq = sequence.open()
         session = SessionID(rawValue: seq)
         let info = SessionInfo(
             id: session, process: process, host: ProcessInfo.processInfo.hostName,
-            appVersion: appVersion, startedAt: Date().timeIntervalSince1970)
+            appVersion: appVersion, startedAt: clock.wallSeconds(), startedAtNanoseconds: clock.nanoseconds())
         recorder?.record([Record(seq: seq, fact: .sessionStarted(info))], session: session)
     }
 
@@ -58,7 +62,7 @@ public final class EventBus: @unchecked Sendable {
             return state.isEnded
         }
         guard !wasEnded, let recorder else { return }
-        recorder.record([Record(seq: sequence.open(), fact: .sessionEnded(session))], session: session)
+        recorder.record([Record(seq: sequence.open(), fact: .sessionEnded(session, at: clock.nanoseconds()))], session: session)
     }
 
     // MARK: Hooks

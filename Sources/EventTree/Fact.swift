@@ -6,8 +6,9 @@
 public enum Fact: Sendable {
     /// A bus started recording.
     case sessionStarted(SessionInfo)
-    /// A bus stopped recording (it ended or was released).
-    case sessionEnded(SessionID)
+    /// A bus stopped recording (it ended or was released), at `at` on the bus clock's
+    /// monotonic nanoseconds.
+    case sessionEnded(SessionID, at: Int)
     /// A node was created (as a root: an attach follows if it has a parent).
     case nodeCreated(NodeID, name: String)
     /// A root node became the child of `parent` at `index` of its children.
@@ -20,8 +21,9 @@ public enum Fact: Sendable {
     case nodeRenamed(NodeID, name: String)
     /// A node's owner let it go (or released it explicitly). The detaches of its
     /// children and the removals of its handlers come just before, in the same change.
-    /// A released node keeps the path it had for later facts about it.
-    case nodeReleased(NodeID)
+    /// A released node keeps the path it had for later facts about it. `by` names the
+    /// handler call it happened in, when a handler released it.
+    case nodeReleased(NodeID, by: HandlerCallSite?)
     /// A handler was registered.
     case handlerAdded(HandlerRegistration)
     /// A handler was removed (by its token, or with its node).
@@ -34,9 +36,9 @@ public enum Fact: Sendable {
     /// A handler was called.
     case handlerCalled(HandlerCall)
     /// A step could not be delivered: its node was released before or during it.
-    /// `lostCalls` counts the handler calls the route expected there (registered at raise
-    /// time, matching the event and the phase, and not yet made).
-    case stepUndelivered(EventID, node: NodeID, phase: Phase, lostCalls: Int)
+    /// `lostHandlers` are the handlers whose calls the route expected there (registered at
+    /// raise time, matching the event and the phase, and not yet called).
+    case stepUndelivered(EventID, node: NodeID, phase: Phase, lostHandlers: [HandlerID])
     /// A raise ended. Every event of a transform chain ends with the chain's status.
     case raiseFinished(EventID, status: RaiseStatus)
     /// No handler acted on the event: reported once to the bus's dead-letter hook.
@@ -56,5 +58,19 @@ public struct Record: Sendable {
     public init(seq: Int, fact: Fact) {
         self.seq = seq
         self.fact = fact
+    }
+}
+
+/// A handler call in progress: the event it handles and the handler.
+public struct HandlerCallSite: Sendable, Hashable {
+    /// The event being handled.
+    public var event: EventID
+    /// The handler being called.
+    public var handler: HandlerID
+
+    /// Creates a call site.
+    public init(event: EventID, handler: HandlerID) {
+        self.event = event
+        self.handler = handler
     }
 }

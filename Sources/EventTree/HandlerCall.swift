@@ -10,6 +10,8 @@ public struct HandlerCall: Sendable {
     public var handler: HandlerID
     /// What it did.
     public var outcome: Outcome.Kind
+    /// When it started, on the bus clock's monotonic nanoseconds (see ``EventClock``).
+    public var startedAt: Int
     /// How long it ran, in nanoseconds.
     public var nanoseconds: Int
     /// The error of a failed call, or the answer of an answering call.
@@ -18,13 +20,14 @@ public struct HandlerCall: Sendable {
     /// Creates a call record.
     public init(
         event: EventID, node: NodeID, phase: Phase, handler: HandlerID, outcome: Outcome.Kind,
-        nanoseconds: Int, detail: Detail?
+        startedAt: Int = 0, nanoseconds: Int, detail: Detail?
     ) {
         self.event = event
         self.node = node
         self.phase = phase
         self.handler = handler
         self.outcome = outcome
+        self.startedAt = startedAt
         self.nanoseconds = nanoseconds
         self.detail = detail
     }

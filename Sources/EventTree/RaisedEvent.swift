@@ -17,11 +17,14 @@ public final class RaisedEvent: Sendable {
     public let transformedFrom: EventID?
     /// What a failing handler does to its route.
     public let policy: FailurePolicy
+    /// When it was raised, on the bus clock's monotonic nanoseconds (0 when the bus does
+    /// not record).
+    public let raisedAt: Int
 
     /// Creates a description.
     public init(
         id: EventID, typeName: String, payload: Payload, origin: NodeID, mode: DeliveryMode,
-        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue
+        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue, raisedAt: Int = 0
     ) {
         self.id = id
         self.typeName = typeName
@@ -31,6 +34,7 @@ public final class RaisedEvent: Sendable {
         self.cause = cause
         self.transformedFrom = transformedFrom
         self.policy = policy
+        self.raisedAt = raisedAt
     }
 
     /// What kind of raise this is.

@@ -10,13 +10,20 @@ public struct SessionInfo: Sendable, Hashable {
     public var appVersion: String?
     /// When the session started, in seconds since 1970.
     public var startedAt: Double
+    /// The bus clock's monotonic reading at the same moment (see ``EventClock``): raises
+    /// and calls are timed on that clock, and placed in time relative to this reading.
+    public var startedAtNanoseconds: Int
 
     /// Creates a description.
-    public init(id: SessionID, process: String, host: String, appVersion: String?, startedAt: Double) {
+    public init(
+        id: SessionID, process: String, host: String, appVersion: String?, startedAt: Double,
+        startedAtNanoseconds: Int = 0
+    ) {
         self.id = id
         self.process = process
         self.host = host
         self.appVersion = appVersion
         self.startedAt = startedAt
+        self.startedAtNanoseconds = startedAtNanoseconds
     }
 }

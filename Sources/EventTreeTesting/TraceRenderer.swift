@@ -80,7 +80,7 @@ struct TraceRenderer {
         case let .nodeRenamed(node, name):
             defer { tree.apply(.renamed(name: name), to: node) }
             return "rename \(path(node)) -> \(name)"
-        case let .nodeReleased(node):
+        case let .nodeReleased(node, _):
             defer { tree.apply(.released, to: node) }
             return "release \(path(node))"
         case let .handlerAdded(registration):
@@ -98,8 +98,8 @@ struct TraceRenderer {
             var line = "call \(path(call.node)) \(call.phase) \(label(call.handler)) -> \(call.outcome)"
             if let detail = call.detail { line += " (\(detail.text))" }
             return line
-        case let .stepUndelivered(_, node, phase, lostCalls):
-            return "undelivered \(path(node)) \(phase)" + (lostCalls > 0 ? " (\(lostCalls) lost)" : "")
+        case let .stepUndelivered(_, node, phase, lostHandlers):
+            return "undelivered \(path(node)) \(phase)" + (lostHandlers.isEmpty ? "" : " (\(lostHandlers.count) lost)")
         case let .raiseFinished(event, status):
             return "end \(type(event)) \(describe(status))"
         case let .deadLetter(event):

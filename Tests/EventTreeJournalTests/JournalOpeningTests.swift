@@ -20,7 +20,7 @@ func execute(_ path: String, _ sql: String) {
             #expect(try lines(journal.path, "PRAGMA application_id") == ["\(0x4554_7265)"])
             #expect(try lines(journal.path, "PRAGMA journal_mode") == ["wal"])
             #expect(try lines(journal.path, "SELECT version, name FROM j_migrations")
-                == ["1|0001_initial", "2|0002_settled_sequence"])
+                == ["1|0001_initial", "2|0002_times_and_attribution"])
         }
     }
 
@@ -31,12 +31,15 @@ func execute(_ path: String, _ sql: String) {
             let path = directory + "/old.eventtree"
             try FileManager.default.copyItem(atPath: fixture, toPath: path)
             #expect(try lines(path, "PRAGMA user_version") == ["1"])
-            let before = try lines(path, "SELECT * FROM event_history ORDER BY seq")
+            let columns = "event_id, session_id, event_type, mode, origin_path, cause_event_id, transformed_from_event_id, payload, result, kind"
+            let before = try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq")
             #expect(before.count == 14)
             let journal = try Journal(path: path)
             #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
             #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2"])
-            #expect(try lines(path, "SELECT * FROM event_history ORDER BY seq") == before)
+            #expect(try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq") == before)
+            // Rows of version 1 have no times; their raises replay as before.
+            #expect(try lines(path, "SELECT count(*) FROM event_history WHERE raised_at IS NULL") == ["14"])
             // New sessions continue the old sequence.
             let bus = EventBus(recorder: journal)
             let app = EventNode("app", bus: bus)

@@ -51,7 +51,9 @@ import Testing
                 "35|33|Ping|app/a|propagate|stopper|consumed||",
                 "43|40|Pong|app|target|release-b|handled||",
                 "44|40|Pong|app/alpha|propagate|to-ping|transformed||",
-                "46|45|Ping|app/b|propagate||undelivered||",
+                // Lost at the path b had when the event was raised, with the handler it lost
+                // and who released b.
+                "46|45|Ping|app/b|propagate|b-listener|undelivered|node released at seq 42 by release-b (EventTreeJournalTests/JournalRecordingTests.swift:26) handling event 40|",
             ])
             let events = try lines(journal.path, """
                 SELECT event_id, event_type, kind, mode, origin_path, cause_event_id, transformed_from_event_id,
@@ -94,6 +96,40 @@ import Testing
             ])
             let sessions = try lines(journal.path, "SELECT session_id, process, events, steps, dropped, app_version FROM sessions")
             #expect(sessions == ["1|script|9|10|0|1.2.3"])
+        }
+    }
+
+    @Test func raisesAndCallsCarryTimesFromTheBusClock() async throws {
+        try await withTemporaryJournal { journal in
+            // Each reading of the monotonic clock is 1 ms after the previous one.
+            let ticks = Ticks()
+            let clock = EventClock(wallSeconds: { 1_700_000_000.25 }, nanoseconds: { ticks.next(step: 1_000_000) })
+            let bus = EventBus(recorder: journal, process: "clocked", clock: clock)
+            let app = EventNode("app", bus: bus)
+            app.on(Ping.self, label: "first") { _, _ in .handled }
+            app.on(Ping.self, label: "second") { _, _ in .handled }
+            app.raise(Ping())
+            bus.end()
+            try journal.flush()
+            // Readings: session start 0; raise 1 ms; first call 2 (ends 3); second call 4
+            // (ends 5); session end 6.
+            #expect(try lines(journal.path, "SELECT started_at, ended_at FROM sessions")
+                == ["2023-11-14T22:13:20.250Z|2023-11-14T22:13:20.256Z"])
+            #expect(try lines(journal.path, "SELECT raised_at FROM event_history") == ["2023-11-14T22:13:20.251Z"])
+            #expect(try lines(journal.path, "SELECT handler_label, at, duration_ns FROM delivery_history ORDER BY seq")
+                == ["first|2023-11-14T22:13:20.252Z|1000000", "second|2023-11-14T22:13:20.254Z|1000000"])
+        }
+    }
+}
+
+/// A monotonic clock for tests: every reading is `step` later than the one before.
+final class Ticks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = -1
+    func next(step: Int) -> Int {
+        lock.withLock {
+            now += 1
+            return now * step
         }
     }
 }

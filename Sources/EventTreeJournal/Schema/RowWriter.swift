@@ -29,19 +29,21 @@ final class RowWriter {
     private let insertCalls: Statement
     private let insertDetail: Statement
     private let insertUndelivered: Statement
+    private let insertLostCall: Statement
+    private let insertRelease: Statement
     private let insertTrouble: Statement
     private let advanceSequence: Statement
     private let settleSequence: Statement
 
     /// Calls are inserted this many rows per statement.
     static let callsPerStatement = 64
-    private static let callColumns = 4
+    private static let callColumns = 5
     /// Call rows waiting for a full multi-row statement, flattened.
     private var callValues: [Int] = []
 
     init(db: consuming Connection, sequence: SequenceCounter) throws(SQLiteError) {
         self.sequence = sequence
-        let callRow = "(?, ?, ?, ?)"
+        let callRow = "(?, ?, ?, ?, ?)"
         begin = try db.prepare("BEGIN")
         commit = try db.prepare("COMMIT")
         insertSession = try db.prepare(
@@ -61,8 +63,8 @@ final class RowWriter {
         removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
         insertEvent = try db.prepare("""
-            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result, raised_us)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertEventDetails = try db.prepare("""
             INSERT INTO j_event_details (event_id, cause_id, transformed_from, stop_handler_no, stop_node_id, stop_phase,
@@ -73,13 +75,15 @@ final class RowWriter {
             INSERT INTO j_event_details (event_id, unattended_seq) VALUES (?, ?)
             ON CONFLICT (event_id) DO UPDATE SET unattended_seq = excluded.unattended_seq
             """)
-        insertCall = try db.prepare("INSERT INTO j_calls (seq, handler_no, code, nanos) VALUES \(callRow)")
+        insertCall = try db.prepare("INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES \(callRow)")
         insertCalls = try db.prepare(
-            "INSERT INTO j_calls (seq, handler_no, code, nanos) VALUES "
+            "INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES "
                 + Array(repeating: callRow, count: Self.callsPerStatement).joined(separator: ", "))
         insertDetail = try db.prepare("INSERT INTO j_call_details (seq, text) VALUES (?, ?)")
         insertUndelivered = try db.prepare(
             "INSERT INTO j_undelivered (seq, event_id, node_id, phase, lost_calls) VALUES (?, ?, ?, ?, ?)")
+        insertLostCall = try db.prepare("INSERT INTO j_lost_calls (seq, handler_no) VALUES (?, ?)")
+        insertRelease = try db.prepare("INSERT INTO j_releases (seq, event_id, handler_no) VALUES (?, ?, ?)")
         insertTrouble = try db.prepare(
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
@@ -193,6 +197,9 @@ final class RowWriter {
             callValues.append(JournalCodes.callCode(
                 eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome))
             callValues.append(call.nanoseconds)
+            // Microseconds from its event's raise (its event is always in the same batch).
+            let raisedAt = model.openEvents[call.event]?.raised.raisedAt ?? call.startedAt
+            callValues.append(max(0, call.startedAt - raisedAt) / 1_000)
             if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
             if let detail = call.detail {
                 try insertDetail.bind(seq, at: 1)
@@ -212,7 +219,8 @@ final class RowWriter {
             model.openEvents[event] = nil
         case .deadLetter(let event), .unhandledError(let event):
             try markUnattended(event, seq: seq)
-        case let .stepUndelivered(event, node, phase, lostCalls):
+        case let .stepUndelivered(event, node, phase, lostHandlers):
+            let lostCalls = lostHandlers.count
             count.steps += 1
             // The loss counts for the whole transform chain, which shares one status.
             var link: EventID? = event
@@ -226,16 +234,23 @@ final class RowWriter {
             try insertUndelivered.bind(JournalCodes.code(phase), at: 4)
             try insertUndelivered.bind(lostCalls, at: 5)
             try insertUndelivered.run()
+            for handler in Set(lostHandlers) {
+                try insertLostCall.bind(seq, at: 1)
+                try insertLostCall.bind(try handlerNumber(handler), at: 2)
+                try insertLostCall.run()
+            }
         case .sessionStarted(let info):
+            model.sessionClocks[info.id] = (info.startedAt, info.startedAtNanoseconds)
             try insertSession.bind(info.id.rawValue, at: 1)
             try insertSession.bind(info.startedAt, at: 2)
             try insertSession.bind(info.process, at: 3)
             try insertSession.bind(info.host, at: 4)
             try insertSession.bind(info.appVersion, at: 5)
             try insertSession.run()
-        case .sessionEnded(let id):
+        case let .sessionEnded(id, at):
             try endSession.bind(seq, at: 1)
-            try endSession.bind(Date().timeIntervalSince1970, at: 2)
+            let clock = model.sessionClocks[id]
+            try endSession.bind(clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970, at: 2)
             try endSession.bind(id.rawValue, at: 3)
             try endSession.run()
         case let .nodeCreated(node, name):
@@ -252,8 +267,14 @@ final class RowWriter {
             try change(seq, node: node, .moved(parent: parent, index: index))
         case let .nodeRenamed(node, name):
             try change(seq, node: node, .renamed(name: name))
-        case .nodeReleased(let node):
+        case let .nodeReleased(node, by):
             try change(seq, node: node, .released)
+            if let by {
+                try insertRelease.bind(seq, at: 1)
+                try insertRelease.bind(by.event.rawValue, at: 2)
+                try insertRelease.bind(try handlerNumber(by.handler), at: 3)
+                try insertRelease.run()
+            }
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
@@ -368,6 +389,8 @@ final class RowWriter {
         try insertEvent.bind(utf8: Self.payloadJSON(raised.payload), at: 7)
         try insertEvent.bind(row.finishedSeq.map { $0 - raised.id.rawValue }, at: 8)
         try insertEvent.bind(row.status?.kind.rawValue, at: 9)
+        let start = model.sessionClocks[row.session]?.nanoseconds
+        try insertEvent.bind(start.map { max(0, raised.raisedAt - $0) / 1_000 }, at: 10)
         try insertEvent.run()
 
         let site = row.status?.site

@@ -11,6 +11,9 @@ struct WriterModel {
     var typeIDs: [String: Int] = [:]
     var nextTypeID: Int
     var openEvents: [EventID: EventRow] = [:]
+    /// Each session's start: on the wall clock and on its bus's monotonic clock, to place
+    /// raises and calls in time. Sessions of this process only (older ones end no more).
+    var sessionClocks: [SessionID: (wall: Double, nanoseconds: Int)] = [:]
     /// Event, step and drop counts not yet written to the sessions' rows.
     var pendingCounts: [SessionID: (events: Int, steps: Int, dropped: Int)] = [:]
     /// The next seq a reopened journal would start from (see `RowWriter.sequenceReserve`).
