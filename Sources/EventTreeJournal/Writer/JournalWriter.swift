@@ -41,8 +41,10 @@ final class JournalWriter: @unchecked Sendable {
     private var transactionLimit: Int
     /// The failure under way, if writes are failing.
     private var failure: Failure?
-    /// Failed write attempts so far (a counter that `flush` watches).
-    private var failedAttempts = 0
+    /// Write attempts started so far, and the number of the last one that failed (what
+    /// `flush` watches: only an attempt that started after it was called can fail it).
+    private var attemptsStarted = 0
+    private var lastFailedAttempt = 0
     /// When the writer thread may retry after a failure (monotonic nanoseconds).
     private var nextRetry = 0
     private var isStopping = false
@@ -195,12 +197,12 @@ final class JournalWriter: @unchecked Sendable {
         defer { lock.unlock() }
         if isStopped { throw .closed(path: path) }
         let target = nextTicket - 1
-        let failuresBefore = failedAttempts
+        let attemptsBefore = attemptsStarted
         flushes += 1
         defer { flushes -= 1 }
         wake.signal()
         while committedTicket < target || !drops.isEmpty {
-            if failedAttempts != failuresBefore, let failure {
+            if lastFailedAttempt > attemptsBefore, let failure {
                 throw .writeFailed(path: path, pending: pendingRecords, cause: failure.last)
             }
             if isStopped { throw .closed(path: path) }
@@ -262,6 +264,8 @@ final class JournalWriter: @unchecked Sendable {
     /// - Returns: Whether the transaction committed.
     private func commitPending() -> Bool {
         isWriting = true
+        attemptsStarted += 1
+        let attempt = attemptsStarted
         var taken = 0
         var count = 0
         while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= transactionLimit) {
@@ -314,7 +318,7 @@ final class JournalWriter: @unchecked Sendable {
         }
         if let writeError {
             for (session, dropped) in droppedNow { drops[session, default: 0] += dropped }
-            failedAttempts += 1
+            lastFailedAttempt = attempt
             transactionLimit = max(1, count / 2)
             nextRetry = monotonicNanoseconds() + options.retryDelay.nanoseconds
             if failure == nil {
