@@ -169,6 +169,9 @@ public struct JournalRow {
     /// The integer in column `index`, or `nil` for NULL.
     public func optionalInt(_ index: Int) -> Int? { isNull(index) ? nil : int(index) }
 
+    /// The real number in column `index` (0 for NULL).
+    public func double(_ index: Int) -> Double { sqlite3_column_double(statement, Int32(index)) }
+
     /// The text in column `index`, or `nil` for NULL.
     public func text(_ index: Int) -> String? {
         sqlite3_column_text(statement, Int32(index)).map { String(cString: $0) }

@@ -218,11 +218,24 @@ extension JournalReader {
 
     /// The tree changes of `session` made before `seq`, in order.
     public func treeChanges(of session: SessionID, before seq: Int = Int.max) throws(JournalError) -> JournalStream<RecordedTreeChange> {
-        let rows = try cursor("""
+        try treeChangeStream("""
             SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
             FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
             WHERE n.session_id = ? AND c.seq < ? ORDER BY c.seq
             """, [.integer(session.rawValue), .integer(seq)])
+    }
+
+    /// Every tree change from `seq` on, in order.
+    func treeChanges(from seq: Int) throws(JournalError) -> JournalStream<RecordedTreeChange> {
+        try treeChangeStream(
+            "SELECT seq, node_id, change, parent_id, position, name FROM j_changes WHERE seq >= ? ORDER BY seq",
+            [.integer(seq)])
+    }
+
+    private func treeChangeStream(
+        _ sql: String, _ arguments: [JournalValue]
+    ) throws(JournalError) -> JournalStream<RecordedTreeChange> {
+        let rows = try cursor(sql, arguments)
         return try JournalStream { () throws(JournalError) in
             guard rows.hasRow else { return nil }
             let row = rows.row
@@ -255,6 +268,99 @@ extension JournalReader {
         try integer(
             "SELECT seq FROM j_changes WHERE node_id = ? AND change = ?",
             [.integer(node.rawValue), .integer(JournalTree.Change.Kind.released.rawValue)])
+    }
+
+    // MARK: Everything
+
+    /// Every record from `seq` on, typed, in seq order: sessions, tree changes, handler
+    /// registrations and removals, raises, handler calls and undelivered steps, dead
+    /// letters, unhandled errors and the journal's trouble notes.
+    ///
+    /// - Throws: ``JournalError`` when the journal cannot be read or a record is damaged.
+    public func records(from seq: Int = 0) throws(JournalError) -> JournalStream<JournalRecord> {
+        let registrations = try registrations()
+        let from: [JournalValue] = [.integer(seq)]
+        var sources: [JournalStream<JournalRecord>] = []
+        let sessions = try cursor(
+            "SELECT session_id, started_at, process, host, app_version FROM j_sessions WHERE session_id >= ? ORDER BY session_id",
+            from)
+        sources.append(try JournalStream { () throws(JournalError) in
+            guard sessions.hasRow else { return nil }
+            let row = sessions.row
+            let record = JournalRecord.sessionStarted(RecordedSession(
+                id: SessionID(rawValue: row.int(0)), startedAt: row.double(1), process: row.text(2) ?? "",
+                host: row.text(3) ?? "", appVersion: row.text(4)))
+            try sessions.advance()
+            return record
+        })
+        sources.append(try integers(
+            "SELECT ended_seq, session_id FROM j_sessions WHERE ended_seq >= ? ORDER BY ended_seq", from
+        ) { seq, session, _ in .sessionEnded(SessionID(rawValue: session), seq: seq) })
+        let changes = try treeChanges(from: seq)
+        sources.append(try JournalStream { () throws(JournalError) in
+            guard let change = changes.current else { return nil }
+            try changes.advance()
+            return .treeChange(change)
+        })
+        var added = registrations.handlers.filter { $0.id.rawValue >= seq }.makeIterator()
+        sources.append(try JournalStream { () throws(JournalError) in added.next().map(JournalRecord.handlerAdded) })
+        sources.append(try integers(
+            "SELECT removed_seq, handler_id FROM j_handlers WHERE removed_seq >= ? ORDER BY removed_seq", from
+        ) { seq, handler, _ in .handlerRemoved(HandlerID(rawValue: handler), seq: seq) })
+        let events = try cursor(Self.selectEvents + " WHERE e.event_id >= ? ORDER BY e.event_id", from)
+        sources.append(try JournalStream { () throws(JournalError) in
+            guard events.hasRow else { return nil }
+            let event = try self.decodeEvent(events.row, registrations)
+            try events.advance()
+            return .raise(event)
+        })
+        let steps = try steps(in: seq...Int.max)
+        sources.append(try JournalStream { () throws(JournalError) in
+            guard let step = steps.current else { return nil }
+            try steps.advance()
+            return .step(step)
+        })
+        sources.append(try integers(
+            "SELECT x.unattended_seq, x.event_id, e.kind FROM j_event_details x JOIN j_events e ON e.event_id = x.event_id "
+                + "WHERE x.unattended_seq >= ? ORDER BY x.unattended_seq", from
+        ) { seq, event, kind in
+            kind == RaisedEvent.Kind.error.rawValue
+                ? .unhandledError(EventID(rawValue: event), seq: seq) : .deadLetter(EventID(rawValue: event), seq: seq)
+        })
+        let trouble = try cursor("SELECT seq, session_id, kind, message, records FROM j_trouble WHERE seq >= ? ORDER BY seq", from)
+        sources.append(try JournalStream { () throws(JournalError) in
+            guard trouble.hasRow else { return nil }
+            let row = trouble.row
+            let record = JournalRecord.trouble(RecordedTrouble(
+                seq: row.int(0), session: row.optionalInt(1).map(SessionID.init), kind: row.text(2) ?? "",
+                message: row.text(3) ?? "", records: row.int(4)))
+            try trouble.advance()
+            return record
+        })
+        return try JournalStream { () throws(JournalError) in
+            var lowest: (source: JournalStream<JournalRecord>, seq: Int)?
+            for source in sources {
+                guard let record = source.current else { continue }
+                if record.seq < lowest?.seq ?? Int.max { lowest = (source, record.seq) }
+            }
+            guard let source = lowest?.source, let record = source.current else { return nil }
+            try source.advance()
+            return record
+        }
+    }
+
+    /// A stream of records made from a query's two or three integer columns.
+    private func integers(
+        _ sql: String, _ arguments: [JournalValue], _ make: @escaping (Int, Int, Int) -> JournalRecord
+    ) throws(JournalError) -> JournalStream<JournalRecord> {
+        let rows = try cursor(sql, arguments)
+        return try JournalStream { () throws(JournalError) in
+            guard rows.hasRow else { return nil }
+            let row = rows.row
+            let record = make(row.int(0), row.int(1), row.count > 2 ? row.int(2) : 0)
+            try rows.advance()
+            return record
+        }
     }
 
     // MARK: Helpers
