@@ -157,7 +157,7 @@ struct Delivery {
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        guard let answerCheck, box.anyValue is any Request else { return .notARequest(eventType: current.typeName) }
+        guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: current.typeName) }
         guard answerCheck(answer) else {
             return .wrongAnswerType(eventType: current.typeName, answerType: String(describing: type(of: answer)))
         }
@@ -185,13 +185,13 @@ struct Delivery {
         _ entry: HandlerEntry, outcome: Outcome.Kind, startedAt: Int, nanoseconds: Int, detail: HandlerCall.Detail?
     ) {
         guard let batch else { return }
-        batch.records.append(Record(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
+        batch.records.append(FactRecord(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
             event: current.id, node: entry.core.id, phase: stepPhase, handler: entry.id,
             outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
     }
 
     private func record(_ fact: Fact) {
-        batch?.records.append(Record(seq: bus.sequence.advance(), fact: fact))
+        batch?.records.append(FactRecord(seq: bus.sequence.advance(), fact: fact))
     }
 
     /// Whether calls are being timed and recorded.

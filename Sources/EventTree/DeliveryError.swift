@@ -1,6 +1,6 @@
 /// Why the bus recorded a handler call as failed although the handler did not throw.
 public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A handler answered an event that is not a ``Request``.
+    /// A handler answered an event that is not a ``EventRequest``.
     case notARequest(eventType: String)
     /// A handler answered a request with a value of the wrong type.
     case wrongAnswerType(eventType: String, answerType: String)
@@ -11,7 +11,7 @@ public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notARequest(eventType):
-            "a handler answered \(eventType), which is not a Request; return .handled or make the event a Request"
+            "a handler answered \(eventType), which is not an EventRequest; return .handled or make the event an EventRequest"
         case let .wrongAnswerType(eventType, answerType):
             "a handler answered \(eventType) with a value of type \(answerType), which is not its Answer type"
         case let .isolatedHandler(label):

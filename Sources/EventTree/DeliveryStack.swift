@@ -61,10 +61,10 @@ final class RecordBatch: @unchecked Sendable {
     // Safe: a batch is used by one delivery at a time. An async delivery touches it from
     // whichever thread runs each of its steps, one after the other (each `await` orders them).
     // For the same reason the per-append dynamic exclusivity check is left out.
-    @exclusivity(unchecked) var records: [Record]
+    @exclusivity(unchecked) var records: [FactRecord]
 
     /// Creates a batch starting with `records` (the raise's own facts).
-    init(records: [Record]) {
+    init(records: [FactRecord]) {
         self.records = records
     }
 }

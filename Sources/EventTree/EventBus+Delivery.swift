@@ -46,7 +46,7 @@ extension EventBus {
         } else {
             // Raised at a released node: nothing can be reached from it.
             route = []
-            batch?.records.append(Record(
+            batch?.records.append(FactRecord(
                 seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(

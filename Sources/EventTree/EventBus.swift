@@ -47,7 +47,7 @@ public final class EventBus: @unchecked Sendable {
         let info = SessionInfo(
             id: session, process: process, host: ProcessInfo.processInfo.hostName,
             appVersion: appVersion, startedAt: clock.wallSeconds(), startedAtNanoseconds: clock.nanoseconds())
-        recorder?.record([Record(seq: seq, fact: .sessionStarted(info))], session: session)
+        recorder?.record([FactRecord(seq: seq, fact: .sessionStarted(info))], session: session)
     }
 
     deinit {
@@ -62,7 +62,7 @@ public final class EventBus: @unchecked Sendable {
             return state.isEnded
         }
         guard !wasEnded, let recorder else { return }
-        recorder.record([Record(seq: sequence.open(), fact: .sessionEnded(session, at: clock.nanoseconds()))], session: session)
+        recorder.record([FactRecord(seq: sequence.open(), fact: .sessionEnded(session, at: clock.nanoseconds()))], session: session)
     }
 
     // MARK: Hooks

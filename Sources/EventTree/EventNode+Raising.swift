@@ -31,7 +31,7 @@ extension EventNode {
     /// let user = screen.request(CurrentUser()).answer
     /// ```
     @inlinable
-    public func request<R: Request>(
+    public func request<R: EventRequest>(
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
@@ -57,7 +57,7 @@ extension EventNode {
     }
 
     /// Like ``request(_:mode:onFailure:)``, but awaits main-actor handlers in route order.
-    public func requestAsync<R: Request>(
+    public func requestAsync<R: EventRequest>(
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
     ) async -> RequestResult<R.Answer> {
         RequestResult(raise: await bus.deliverAsync(

@@ -48,7 +48,7 @@ public enum Fact: Sendable {
 }
 
 /// A fact with its place in the global sequence.
-public struct Record: Sendable {
+public struct FactRecord: Sendable {
     /// The fact's sequence number: a total order over every fact of a journal.
     public let seq: Int
     /// What happened.

@@ -12,7 +12,7 @@ struct FactLog {
     let opensBatch: Bool
     /// The number this log opened its batch with, if it did.
     private(set) var openedAt: Int?
-    var records: [Record] = []
+    var records: [FactRecord] = []
 
     /// A log numbering from `sequence`; a recording one has room for a typical raise's
     /// records, since an outermost raise's batch starts as its log.
@@ -25,7 +25,7 @@ struct FactLog {
 
     /// Records `fact` with the next number.
     mutating func record(_ fact: Fact) {
-        if isRecording { records.append(Record(seq: nextNumber(), fact: fact)) }
+        if isRecording { records.append(FactRecord(seq: nextNumber(), fact: fact)) }
     }
 
     /// Takes the next number, as the id of something new (taken even when not recording).
@@ -34,7 +34,7 @@ struct FactLog {
     /// Records `fact` under a number taken with ``takeNumber()``: the fact that
     /// introduces the thing that number identifies.
     mutating func record(_ fact: Fact, numbered seq: Int) {
-        if isRecording { records.append(Record(seq: seq, fact: fact)) }
+        if isRecording { records.append(FactRecord(seq: seq, fact: fact)) }
     }
 
     private mutating func nextNumber() -> Int {

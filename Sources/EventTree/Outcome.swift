@@ -16,7 +16,7 @@ public enum Outcome: Sendable {
     /// gets its own id linked to the old one. From an error handler this *converts* the
     /// error: it stops, and `event` is raised from the converting node in bubble mode.
     indirect case transformed(any Event)
-    /// The answer to a ``Request``: stops the route at once and is returned to the raiser.
+    /// The answer to a ``EventRequest``: stops the route at once and is returned to the raiser.
     /// Only requests can be answered, and only with their `Answer` type.
     indirect case answered(any Sendable)
 

@@ -40,7 +40,7 @@ public final class RaisedEvent: Sendable {
     /// What kind of raise this is.
     public var kind: Kind {
         switch payload {
-        case .event(let event): event is any Request ? .request : .event
+        case .event(let event): event is any EventRequest ? .request : .event
         case .error: .error
         }
     }

@@ -6,7 +6,7 @@
 /// A bus hands over the records of one raise (its handler calls and its nested raises
 /// included) in one call, when the outermost raise ends, so that a recorder can keep an
 /// event whole; other facts arrive one call each. Calls may come from several threads at
-/// once: per thread, in sequence order; across threads, ``Record/seq`` gives the order.
+/// once: per thread, in sequence order; across threads, ``FactRecord/seq`` gives the order.
 public protocol Recorder: AnyObject, Sendable {
     /// The sequence every fact is numbered in. A journal shares one across its sessions so
     /// that ids are unique within the file.
@@ -20,5 +20,5 @@ public protocol Recorder: AnyObject, Sendable {
     /// - Returns: What became of the records: the raise that handed them over returns it
     ///   as ``RaiseResult/recording``.
     @discardableResult
-    func record(_ records: [Record], session: SessionID) -> RecordingStatus
+    func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus
 }

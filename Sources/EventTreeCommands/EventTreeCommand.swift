@@ -22,7 +22,7 @@ public struct EventTreeCommand: ParsableCommand {
 
     /// Parses `arguments`, runs the command, and returns the exit status. Errors are
     /// printed as one line `error: …` on `terminal`'s standard error.
-    public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {
+    public static func run(_ arguments: [String], terminal: CommandTerminal = .standard) -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             if var command = command as? TerminalCommand {
@@ -59,7 +59,7 @@ public struct EventTreeCommand: ParsableCommand {
 
 /// A command that writes through a ``Terminal`` (so that tests can capture it).
 protocol TerminalCommand: ParsableCommand {
-    mutating func run(on terminal: Terminal) throws
+    mutating func run(on terminal: CommandTerminal) throws
 }
 
 extension TerminalCommand {

@@ -22,7 +22,7 @@ struct Explain: TerminalCommand {
     @Flag(name: .customLong("ignore-consumption"), help: "Replay as if no handler consumed the event.")
     var ignoreConsumption = false
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let explanation = try replayer.explain(
             event: EventID(rawValue: event), node: node, withoutHandler: withoutHandler.map(HandlerID.init),

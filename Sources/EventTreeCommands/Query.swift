@@ -37,7 +37,7 @@ struct Query: TerminalCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: options.journal)
         var conditions: [String] = []
         var arguments: [JournalValue] = []

@@ -25,7 +25,7 @@ struct Replay: TerminalCommand {
             transform: ClassificationList.parse)
     var failOn: ClassificationList?
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         var findings: [ReplayFinding] = []
         var counts: [Classification: Int] = [:]

@@ -7,7 +7,7 @@ struct Sessions: TerminalCommand {
 
     @OptionGroup var options: JournalArguments
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let table = Table(
             columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped"],

@@ -18,7 +18,7 @@ struct Tail: TerminalCommand {
     @Option(help: "With --follow, stop after this many seconds (for scripts).")
     var seconds: Double?
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: options.journal)
         var after = 0
         if let last { after = try reader.seqBeforeLastSteps(last) }

@@ -15,7 +15,7 @@ struct Topology: TerminalCommand {
     @Option(help: "Show the tree as it stood at this seq (default: the session's last change).")
     var at: Int?
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let snapshot = try replayer.topology(session: session.map(SessionID.init), at: at)
         guard options.format == .table else {

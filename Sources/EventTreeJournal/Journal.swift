@@ -85,7 +85,7 @@ public final class Journal: Recorder {
     ///   commit did not happen in time (the records stay queued and are retried);
     ///   ``RecordingStatus/dropped(reason:)`` when the journal is closed or its full buffer
     ///   drops records.
-    public func record(_ records: [Record], session: SessionID) -> RecordingStatus {
+    public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         writer.enqueue(records, session: session)
     }
 

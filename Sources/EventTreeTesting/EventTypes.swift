@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// var types = EventTypes()
 /// types.register(LoggedIn.self)
-/// types.register(CurrentUser.self)   // a Request: re-raised with request(_:)
+/// types.register(CurrentUser.self)   // an EventRequest: re-raised with request(_:)
 /// ```
 public struct EventTypes: Sendable {
     typealias Raiser = @Sendable (Data, EventNode, DeliveryMode, FailurePolicy) throws -> RaiseResult
@@ -25,7 +25,7 @@ public struct EventTypes: Sendable {
     }
 
     /// Registers a request type; it is re-raised as a request.
-    public mutating func register<R: Request>(_ type: R.Type) {
+    public mutating func register<R: EventRequest>(_ type: R.Type) {
         raisers[R.eventTypeName] = { data, node, mode, policy in
             node.request(try JSONDecoder().decode(R.self, from: data), mode: mode, onFailure: policy).raise
         }

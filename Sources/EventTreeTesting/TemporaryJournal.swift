@@ -7,7 +7,7 @@ import Foundation
 /// - Parameter body: Receives the directory's path.
 /// - Returns: What `body` returns.
 @discardableResult
-public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
+package func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("eventtree-\(UUID().uuidString)", isDirectory: true)
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -12,7 +12,7 @@ import EventTree
 public final class TraceRecorder: Recorder, @unchecked Sendable {
     // Safe: `stored` is read and written only with `lock` held.
     private let lock = Lock()
-    private var stored: [Record] = []
+    private var stored: [FactRecord] = []
 
     /// The sequence facts are numbered in.
     public let sequence: SequenceCounter
@@ -25,13 +25,13 @@ public final class TraceRecorder: Recorder, @unchecked Sendable {
     /// Keeps the records in memory.
     ///
     /// - Returns: ``RecordingStatus/accepted``: memory is not stable storage.
-    public func record(_ records: [Record], session: SessionID) -> RecordingStatus {
+    public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         lock.withLock { stored.append(contentsOf: records) }
         return .accepted
     }
 
     /// Every record so far, in sequence order.
-    public var records: [Record] {
+    public var records: [FactRecord] {
         lock.withLock { stored }.sorted { $0.seq < $1.seq }
     }
 

@@ -4,13 +4,13 @@ import EventTreeJournal
 /// Replays records in sequence order to print them with the names and paths that held
 /// when each happened.
 struct TraceRenderer {
-    let records: [Record]
+    let records: [FactRecord]
 
     private var tree = JournalTree()
     private var handlers: [HandlerID: HandlerRegistration] = [:]
     private var events: [EventID: RaisedEvent] = [:]
 
-    init(records: [Record]) {
+    init(records: [FactRecord]) {
         self.records = records
     }
 

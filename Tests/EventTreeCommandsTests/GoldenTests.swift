@@ -9,8 +9,8 @@ final class Capture: @unchecked Sendable {
     private let lock = NSLock()
     private var out = ""
     private var err = ""
-    var terminal: Terminal {
-        Terminal(
+    var terminal: CommandTerminal {
+        CommandTerminal(
             write: { text in self.lock.withLock { self.out += text } },
             writeError: { text in self.lock.withLock { self.err += text } },
             isColorful: false, showsProgress: false)

@@ -8,20 +8,20 @@ import Testing
 /// Keeps every fact handed to the journal, in memory too.
 final class Capturing: Recorder, @unchecked Sendable {
     private let lock = NSLock()
-    private var kept: [Record] = []
+    private var kept: [FactRecord] = []
     let journal: Journal
     init(_ journal: Journal) { self.journal = journal }
     var sequence: SequenceCounter { journal.sequence }
-    func record(_ records: [Record], session: SessionID) -> RecordingStatus {
+    func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         lock.withLock { kept.append(contentsOf: records) }
         return journal.record(records, session: session)
     }
-    var records: [Record] { lock.withLock { kept }.sorted { $0.seq < $1.seq } }
+    var records: [FactRecord] { lock.withLock { kept }.sorted { $0.seq < $1.seq } }
 }
 
 @Suite struct SchemaTests {
     /// A fact as one line, the way ``line(_:)`` renders what the reader reads back.
-    static func line(_ record: Record, handlers: [HandlerID: Int], ends: [EventID: (Int, RaiseStatus)]) -> String? {
+    static func line(_ record: FactRecord, handlers: [HandlerID: Int], ends: [EventID: (Int, RaiseStatus)]) -> String? {
         let seq = record.seq
         switch record.fact {
         case .sessionStarted(let info):

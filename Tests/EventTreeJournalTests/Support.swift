@@ -5,7 +5,7 @@ import Foundation
 
 struct Ping: Event, Equatable { var n = 1 }
 struct Pong: Event, Equatable {}
-struct UserName: Request { typealias Answer = String }
+struct UserName: EventRequest { typealias Answer = String }
 struct Boom: Error, CustomStringConvertible { var description: String { "boom" } }
 
 /// Reads a view (or any query) as lines of `|`-separated values, as `sqlite3` prints them.

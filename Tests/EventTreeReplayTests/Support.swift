@@ -8,7 +8,7 @@ struct Ping: Event { var n = 0 }
 struct Pong: Event {}
 protocol Marked: Event {}
 struct Tagged: Marked {}
-struct Ask: Request { typealias Answer = Int }
+struct Ask: EventRequest { typealias Answer = Int }
 struct Boom: Error, CustomStringConvertible { var description: String { "boom" } }
 
 /// Holds nodes the way app objects would, so that a handler can let one go.

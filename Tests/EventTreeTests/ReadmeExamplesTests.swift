@@ -5,7 +5,7 @@ import Testing
 // The README's API tour, compiled and run. Keep the two in step.
 
 private struct LoggedIn: Event { var user: String }
-private struct CurrentUser: Request { typealias Answer = String }
+private struct CurrentUser: EventRequest { typealias Answer = String }
 private struct Refresh: Event {}
 private struct ButtonTapped: Event {}
 private struct Liked: Event {}

@@ -49,14 +49,14 @@ import Testing
             Issue.record("expected failed, got \(result.status)")
             return
         }
-        #expect(failure.message == "a handler answered Ping, which is not a Request; return .handled or make the event a Request")
+        #expect(failure.message == "a handler answered Ping, which is not an EventRequest; return .handled or make the event an EventRequest")
         #expect(f.take() == [
             "raise Ping at app/a bubble",
-            "call app/a target confused -> failed (a handler answered Ping, which is not a Request; return .handled or make the event a Request)",
+            "call app/a target confused -> failed (a handler answered Ping, which is not an EventRequest; return .handled or make the event an EventRequest)",
             "raise DeliveryError at app/a bubble cause Ping",
             "end DeliveryError unhandled",
             "unhandled error DeliveryError",
-            "end Ping failed by confused at app/a target: a handler answered Ping, which is not a Request; return .handled or make the event a Request",
+            "end Ping failed by confused at app/a target: a handler answered Ping, which is not an EventRequest; return .handled or make the event an EventRequest",
         ])
     }
 

@@ -9,8 +9,8 @@ protocol Audited: Event {}
 struct Login: Audited, Equatable { var user: String = "ada" }
 struct Logout: Audited, Equatable {}
 
-struct UserName: Request { typealias Answer = String }
-struct Count: Request { typealias Answer = Int }
+struct UserName: EventRequest { typealias Answer = String }
+struct Count: EventRequest { typealias Answer = Int }
 
 struct Boom: Error, Equatable, CustomStringConvertible {
     var text = "boom"

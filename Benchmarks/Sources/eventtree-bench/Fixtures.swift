@@ -6,15 +6,15 @@ struct Ping: Event { var n = 0 }
 protocol Marked: Event {}
 struct Tagged: Marked { var n = 0 }
 struct Stage: Event { var index = 0 }
-struct Ask: Request { typealias Answer = Int }
+struct Ask: EventRequest { typealias Answer = Int }
 struct Boom: Error {}
 
 /// A recorder that keeps batches as they come, to feed a journal's writer later.
 final class BatchRecorder: Recorder, @unchecked Sendable {
     // Safe: only used from one thread in the benchmark.
     let sequence = SequenceCounter()
-    var batches: [([Record], SessionID)] = []
-    func record(_ records: [Record], session: SessionID) -> RecordingStatus {
+    var batches: [([FactRecord], SessionID)] = []
+    func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         batches.append((records, session))
         return .accepted
     }

@@ -28,7 +28,7 @@ enum Scaling {
             explain.append(try timed { _ = try replayer.explain(event: EventID(rawValue: events[index]), node: "app") })
         }
         // `eventtree query` itself, on the second half of the journal.
-        let silent = Terminal(write: { _ in }, writeError: { _ in }, isColorful: false, showsProgress: false)
+        let silent = CommandTerminal(write: { _ in }, writeError: { _ in }, isColorful: false, showsProgress: false)
         let query = timed {
             _ = EventTreeCommand.run(
                 ["query", path, "--type", "Ping", "--since", String(steps / 2), "--limit", "100", "--format", "csv"],

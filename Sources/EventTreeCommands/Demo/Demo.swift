@@ -5,7 +5,7 @@ import Foundation
 /// `eventtree demo`: records the built-in demo session into a journal and lists its events.
 struct Demo: TerminalCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record the built-in demo app's session into a journal, then list its events.",
+        abstract: "FactRecord the built-in demo app's session into a journal, then list its events.",
         discussion: "An existing journal at the path is replaced; any other file there is left alone.")
 
     @Option(name: .long, help: "Where to write the journal.")
@@ -14,7 +14,7 @@ struct Demo: TerminalCommand {
     @Option(help: "Output format: table, json, jsonl or csv.")
     var format: OutputFormat = .table
 
-    mutating func run(on terminal: Terminal) throws {
+    mutating func run(on terminal: CommandTerminal) throws {
         try Self.replaceExistingJournal(at: journal)
         let recorder = try Journal(path: journal)
         DemoScenario.run(recording: recorder)

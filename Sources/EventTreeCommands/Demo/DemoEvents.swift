@@ -10,8 +10,8 @@ struct ThemeChanged: Event { var theme: String }
 struct CloseScreen: Event {}
 struct Refresh: Event {}
 struct ShowBanner: Event { var text: String }
-struct CurrentUser: Request { typealias Answer = String }
-struct UnreadCount: Request { typealias Answer = Int }
+struct CurrentUser: EventRequest { typealias Answer = String }
+struct UnreadCount: EventRequest { typealias Answer = Int }
 
 struct RenderError: Error, CustomStringConvertible {
     var view: String

@@ -11,9 +11,9 @@ import EventTree
 ///     │   └── settings
 ///     │       └── profile
 ///     └── analytics
-public enum DemoScenario {
+package enum DemoScenario {
     /// Runs the session on a new bus that records into `recorder`.
-    public static func run(recording recorder: any Recorder) {
+    package static func run(recording recorder: any Recorder) {
         let bus = EventBus(recorder: recorder, appVersion: "demo", process: "eventtree-demo")
         let app = EventNode("app", bus: bus)
         let tabs = EventNode("tabs", parent: app)

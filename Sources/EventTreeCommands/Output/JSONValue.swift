@@ -1,5 +1,5 @@
 /// A JSON value whose object fields keep their order, for stable, documented output.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
     case bool(Bool)
@@ -8,12 +8,12 @@ public indirect enum JSONValue: Sendable, Equatable {
     case object([(String, JSONValue)])
 
     /// `nil` becomes `null`.
-    public init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
+    package init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
     /// `nil` becomes `null`.
-    public init(_ value: Int?) { self = value.map(JSONValue.integer) ?? .null }
+    package init(_ value: Int?) { self = value.map(JSONValue.integer) ?? .null }
 
     /// Compact JSON text.
-    public var text: String {
+    package var text: String {
         switch self {
         case .string(let value): JSON.quoted(value)
         case .integer(let value): String(value)
@@ -24,7 +24,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
 }
 
 extension Array where Element == JSONValue {

@@ -1,23 +1,23 @@
 import EventTreeJournal
 
 /// Rows with named columns: what every command prints, in any ``OutputFormat``.
-public struct Table: Sendable, Equatable {
+package struct Table: Sendable, Equatable {
     /// One value of a row.
-    public enum Cell: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    package enum Cell: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
         case text(String)
         case integer(Int)
         case null
 
-        public init(stringLiteral value: String) { self = .text(value) }
-        public init(integerLiteral value: Int) { self = .integer(value) }
+        package init(stringLiteral value: String) { self = .text(value) }
+        package init(integerLiteral value: Int) { self = .integer(value) }
 
         /// `nil` becomes NULL.
-        public init(_ value: String?) { self = value.map(Cell.text) ?? .null }
+        package init(_ value: String?) { self = value.map(Cell.text) ?? .null }
         /// `nil` becomes NULL.
-        public init(_ value: Int?) { self = value.map(Cell.integer) ?? .null }
+        package init(_ value: Int?) { self = value.map(Cell.integer) ?? .null }
 
         /// The cell as a table or CSV shows it (NULL as empty).
-        public var plain: String {
+        package var plain: String {
             switch self {
             case .text(let text): text
             case .integer(let value): String(value)
@@ -26,7 +26,7 @@ public struct Table: Sendable, Equatable {
         }
 
         /// The cell as JSON.
-        public var json: String {
+        package var json: String {
             switch self {
             case .text(let text): JSON.quoted(text)
             case .integer(let value): String(value)
@@ -36,18 +36,18 @@ public struct Table: Sendable, Equatable {
     }
 
     /// The column names (JSON field names, CSV header).
-    public var columns: [String]
+    package var columns: [String]
     /// The rows; each has one cell per column.
-    public var rows: [[Cell]]
+    package var rows: [[Cell]]
 
     /// Creates a table.
-    public init(columns: [String], rows: [[Cell]] = []) {
+    package init(columns: [String], rows: [[Cell]] = []) {
         self.columns = columns
         self.rows = rows
     }
 
     /// The table in `format`, ending with a newline unless it is an empty text table.
-    public func rendered(as format: OutputFormat, color: Bool = false) -> String {
+    package func rendered(as format: OutputFormat, color: Bool = false) -> String {
         switch format {
         case .table: text(color: color)
         case .json: "[" + rows.map(object).joined(separator: ",\n ") + "]\n"

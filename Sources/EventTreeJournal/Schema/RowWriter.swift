@@ -186,7 +186,7 @@ final class RowWriter {
     // MARK: Facts to rows
 
     private func apply(
-        _ record: Record, session: SessionID, count: inout (events: Int, steps: Int, dropped: Int)
+        _ record: FactRecord, session: SessionID, count: inout (events: Int, steps: Int, dropped: Int)
     ) throws(SQLiteError) {
         let seq = record.seq
         switch record.fact {

@@ -102,7 +102,7 @@ final class JournalWriter: @unchecked Sendable {
     /// `options.durableTimeout`.
     ///
     /// - Returns: What became of the batch.
-    func enqueue(_ records: [Record], session: SessionID) -> RecordingStatus {
+    func enqueue(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         guard let first = records.first else { return .accepted }
         let count = records.count
         lock.lock()

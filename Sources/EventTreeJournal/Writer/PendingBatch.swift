@@ -2,7 +2,7 @@ import EventTree
 
 /// Records handed over in one recorder call: written in one transaction, never split.
 struct PendingBatch: Sendable {
-    let records: [Record]
+    let records: [FactRecord]
     let session: SessionID
     let ticket: Int
 }

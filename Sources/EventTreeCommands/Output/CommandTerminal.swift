@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 
 /// Where a command writes, and whether it may use color there.
-public struct Terminal: Sendable {
+public struct CommandTerminal: Sendable {
     /// Writes to standard output.
     public var write: @Sendable (String) -> Void
     /// Writes to standard error.
@@ -28,8 +28,8 @@ public struct Terminal: Sendable {
     }
 
     /// The process's own standard output and error.
-    public static var standard: Terminal {
-        Terminal(
+    public static var standard: CommandTerminal {
+        CommandTerminal(
             write: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
             writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
             isColorful: isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil && getenv("TERM").map { String(cString: $0) } != "dumb",

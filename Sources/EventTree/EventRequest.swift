@@ -6,11 +6,11 @@
 /// never an accidental `nil`.
 ///
 /// ```swift
-/// struct CurrentUser: Request {
+/// struct CurrentUser: EventRequest {
 ///     typealias Answer = String
 /// }
 /// ```
-public protocol Request: Event {
+public protocol EventRequest: Event {
     /// The type of the value a handler answers with.
     associatedtype Answer: Sendable
 }
