@@ -1,10 +1,21 @@
+import Foundation
+
 /// Encodes an event to compact JSON text for the journal's `payload` column.
 ///
 /// Foundation's `JSONEncoder` costs about 12,000 instructions for a one-field event; the
 /// writer encodes every raised event, so this small encoder (a tree of containers, then one
-/// pass to text) does the job at a fraction of that. Keys are sorted (as `JSONEncoder`'s
-/// `.sortedKeys` does), so that a dictionary is written the same way every run. Non-finite
-/// floats are refused, like `JSONEncoder`'s default.
+/// pass to text) does the job at a fraction of that. It writes what `JSONEncoder` writes
+/// with its default strategies, so that a default `JSONDecoder` reads every payload back:
+/// `Data` as a base64 string, `URL` as its absolute string, `Date` as seconds since the 2001
+/// reference date, `Decimal` as a number, `superEncoder()` under the key `super`. Keys are
+/// sorted (as `JSONEncoder`'s `.sortedKeys` does), so that a dictionary is written the same
+/// way every run; unlike `JSONEncoder`, `/` is not escaped (see ``JSONText``).
+///
+/// JSON has no NaN or infinity: a non-finite `Float`, `Double` or `Decimal` anywhere in a
+/// value makes encoding throw `EncodingError.invalidValue`, with the value's coding path, as
+/// `JSONEncoder` does by default (it writes a NaN `Decimal` as `NaN`, which no JSON reader
+/// accepts; this encoder refuses it too). The journal writer then stores the event with
+/// `{"unencodable": "<the error's description>"}` as its payload.
 package enum PayloadEncoder {
     /// The JSON text of `value`.
     package static func json<T: Encodable>(_ value: T) throws -> String {
@@ -13,11 +24,12 @@ package enum PayloadEncoder {
 
     /// The JSON text of `value`, as UTF-8 bytes (what the journal binds).
     package static func utf8<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = TreeEncoder(codingPath: [])
-        try value.encode(to: encoder)
+        // Through `node(for:)`, not `value.encode(to:)`: a top-level `Data` or `URL` must be
+        // written as `JSONEncoder` writes it, not as its own `encode(to:)` would.
+        let node = try TreeEncoder.node(for: value, at: [])
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
-        encoder.node.write(to: &bytes)
+        node.write(to: &bytes)
         return bytes
     }
 }
@@ -25,14 +37,23 @@ package enum PayloadEncoder {
 /// A JSON value under construction; containers are classes so that their encoding
 /// containers can keep appending to them.
 enum JSONNode {
+    /// A number, string, `true`, `false` or `null`, as JSON text.
     case literal(String)
+    /// An object, filled by keyed containers.
     case object(JSONObject)
+    /// An array, filled by unkeyed containers.
     case array(JSONArray)
+    /// Whatever a super encoder is given: its caller chooses the kind of container (or a
+    /// single value) only after the encoder's place in its parent is taken.
+    case encoder(TreeEncoder)
+    /// Nothing encoded: written as `{}`, as `JSONEncoder` writes an unused super encoder.
     case empty
 
+    /// Appends the value's JSON text.
     func write(to bytes: inout [UInt8]) {
         switch self {
         case .literal(let literal): bytes.append(contentsOf: literal.utf8)
+        case .encoder(let encoder): encoder.node.write(to: &bytes)
         case .empty: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         case .object(let object):
             bytes.append(UInt8(ascii: "{"))
@@ -56,17 +77,59 @@ enum JSONNode {
     }
 }
 
+/// A JSON object's fields, in the order they were encoded (sorted when written).
 final class JSONObject {
+    /// The keys and their values.
     var fields: [(key: String, value: JSONNode)] = []
 }
 
+/// A JSON array's elements.
 final class JSONArray {
+    /// The elements, in order.
     var elements: [JSONNode] = []
+}
+
+/// A coding key made by the encoder itself, for coding paths: `super` for a keyed
+/// container's super encoder, and the index of what an unkeyed container holds (spelled as
+/// `JSONEncoder` spells it). An enum rather than a string and an optional index: small
+/// enough to be stored inline in an `any CodingKey`, so that extending a path with one
+/// allocates only the path.
+enum JSONKey: CodingKey {
+    /// The key under which a keyed container's `superEncoder()` nests.
+    case `super`
+    /// The position of an element in an array.
+    case index(Int)
+
+    /// `super`, or `Index n` for position n.
+    var stringValue: String {
+        switch self {
+        case .super: "super"
+        case .index(let index): "Index \(index)"
+        }
+    }
+
+    /// The position, for an element's key.
+    var intValue: Int? {
+        guard case .index(let index) = self else { return nil }
+        return index
+    }
+
+    /// `super`, the one name this encoder makes keys of.
+    init?(stringValue: String) {
+        guard stringValue == "super" else { return nil }
+        self = .super
+    }
+
+    /// The key of the element at `intValue`.
+    init(intValue: Int) { self = .index(intValue) }
 }
 
 /// JSON text helpers shared by everything in this package that writes JSON by hand.
 package enum JSONText {
-    /// Appends `string` as a JSON string literal, in UTF-8.
+    /// Appends `string` as a JSON string literal, in UTF-8: `"`, `\\` and the control
+    /// characters U+0000 to U+001F are escaped, everything else is copied as is. `/` needs no
+    /// escape in JSON and gets none (`JSONEncoder` writes `\/` by default; readers take both),
+    /// which keeps URLs and base64 in payloads short and readable in SQL queries.
     package static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
@@ -99,8 +162,10 @@ package enum JSONText {
 final class TreeEncoder: Encoder {
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// What has been encoded so far.
     var node = JSONNode.empty
 
+    /// An encoder for the value at `codingPath`.
     init(codingPath: [any CodingKey]) {
         self.codingPath = codingPath
     }
@@ -129,46 +194,89 @@ final class TreeEncoder: Encoder {
 
     func singleValueContainer() -> any SingleValueEncodingContainer { Single(encoder: self) }
 
-    /// The node for one value: a literal for the primitives, a subtree otherwise. The
-    /// common primitives are recognised by comparing metatypes (cheaper than casts).
-    static func node<T: Encodable>(for value: T, at path: [any CodingKey]) throws -> JSONNode {
+    /// The node for `value`, at `path`: a literal for the primitives and for the types
+    /// `JSONEncoder` writes in its own way, a subtree otherwise.
+    ///
+    /// Types are recognised by comparing metatypes: a cast (`as? any FixedWidthInteger`)
+    /// costs more than all the comparisons together, and most values are not integers.
+    /// Every type whose `encode(to:)` encodes itself into a single-value container must be
+    /// caught here, or that container would bring it back here forever. `path` is an
+    /// autoclosure because only a subtree or an error needs it, and building it allocates.
+    static func node<T: Encodable>(for value: T, at path: @autoclosure () -> [any CodingKey]) throws -> JSONNode {
         if T.self == Int.self { return .literal(String(unsafeBitCast(value, to: Int.self))) }
         if T.self == String.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: String.self))) }
         if T.self == Bool.self { return .literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
-        if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), at: path) }
-        switch value {
-        case let value as Float: return try number(value, at: path)
-        case let value as any FixedWidthInteger: return .literal("\(value)")
-        default:
-            let encoder = TreeEncoder(codingPath: path)
-            try value.encode(to: encoder)
-            return encoder.node
+        if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), at: path()) }
+        if T.self == Float.self { return try number(unsafeBitCast(value, to: Float.self), at: path()) }
+        if let text = integerText(value) { return .literal(text) }
+        // `JSONEncoder`'s default strategies for these, which a default `JSONDecoder` expects.
+        if T.self == Date.self {
+            return try number(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: path())
         }
+        if T.self == Data.self {
+            // Base64 has no character that needs escaping.
+            return .literal("\"" + unsafeBitCast(value, to: Data.self).base64EncodedString() + "\"")
+        }
+        if T.self == URL.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: URL.self).absoluteString)) }
+        if T.self == Decimal.self {
+            let decimal = unsafeBitCast(value, to: Decimal.self)
+            guard !decimal.isNaN else { throw nonFinite(decimal, named: "Decimal.nan", at: path()) }
+            // `description` is plain digits, never an exponent: valid JSON number text.
+            return .literal(decimal.description)
+        }
+        let encoder = TreeEncoder(codingPath: path())
+        try value.encode(to: encoder)
+        return encoder.node
     }
 
-    static func isPrimitive<T>(_ type: T.Type) -> Bool {
-        T.self == Int.self || T.self == String.self || T.self == Bool.self || T.self == Double.self
+    /// The decimal text of `value` if it is of a standard integer type other than `Int`.
+    static func integerText<T>(_ value: T) -> String? {
+        if T.self == Int64.self { return String(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == UInt64.self { return String(unsafeBitCast(value, to: UInt64.self)) }
+        if T.self == UInt.self { return String(unsafeBitCast(value, to: UInt.self)) }
+        if T.self == Int32.self { return String(unsafeBitCast(value, to: Int32.self)) }
+        if T.self == UInt32.self { return String(unsafeBitCast(value, to: UInt32.self)) }
+        if T.self == Int16.self { return String(unsafeBitCast(value, to: Int16.self)) }
+        if T.self == UInt16.self { return String(unsafeBitCast(value, to: UInt16.self)) }
+        if T.self == Int8.self { return String(unsafeBitCast(value, to: Int8.self)) }
+        if T.self == UInt8.self { return String(unsafeBitCast(value, to: UInt8.self)) }
+        if T.self == Int128.self { return String(unsafeBitCast(value, to: Int128.self)) }
+        if T.self == UInt128.self { return String(unsafeBitCast(value, to: UInt128.self)) }
+        return nil
     }
 
-    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, at path: [any CodingKey]) throws -> JSONNode {
+    /// `value` as a JSON number: the shortest text that reads back as exactly `value`,
+    /// without the trailing `.0` of whole numbers (as `JSONEncoder` writes them).
+    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: F, at path: @autoclosure () -> [any CodingKey]
+    ) throws -> JSONNode {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "JSON has no \(value)"))
+            let name = value.isNaN ? "nan" : value < 0 ? "-infinity" : "infinity"
+            throw nonFinite(value, named: "\(F.self).\(name)", at: path())
         }
         var text = String(value)
         if text.hasSuffix(".0") { text.removeLast(2) }
         return .literal(text)
     }
 
+    /// The error for a number JSON cannot hold.
+    static func nonFinite(_ value: Any, named name: String, at path: [any CodingKey]) -> EncodingError {
+        let description = "Unable to encode \(name) in JSON: JSON has no NaN or infinity."
+        return EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: description))
+    }
+
+    /// A keyed container, writing into `object`.
     struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let object: JSONObject
         let codingPath: [any CodingKey]
 
         mutating func encodeNil(forKey key: Key) { object.fields.append((key.stringValue, .literal("null"))) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            // The path is extended only for values that are containers themselves.
-            let path = TreeEncoder.isPrimitive(T.self) ? codingPath : codingPath + [key]
-            object.fields.append((key.stringValue, try TreeEncoder.node(for: value, at: path)))
+            object.fields.append((key.stringValue, try TreeEncoder.node(for: value, at: codingPath + [key])))
         }
+        // The 128-bit integers have requirements of their own, whose defaults throw.
+        mutating func encode(_ value: Int128, forKey key: Key) { object.fields.append((key.stringValue, .literal(String(value)))) }
+        mutating func encode(_ value: UInt128, forKey key: Key) { object.fields.append((key.stringValue, .literal(String(value)))) }
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
@@ -181,44 +289,54 @@ final class TreeEncoder: Encoder {
             object.fields.append((key.stringValue, .array(nested)))
             return Unkeyed(array: nested, codingPath: codingPath + [key])
         }
-        mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
-        mutating func superEncoder(forKey key: Key) -> any Encoder {
-            let nested = JSONObject()
-            object.fields.append((key.stringValue, .object(nested)))
+        mutating func superEncoder() -> any Encoder { superEncoder(named: JSONKey.super) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key) }
+
+        /// A super encoder for the field `key`, which may be of another type than `Key`
+        /// (`Key` need not have a `super` case).
+        private func superEncoder(named key: some CodingKey) -> any Encoder {
             let encoder = TreeEncoder(codingPath: codingPath + [key])
-            encoder.node = .object(nested)
+            object.fields.append((key.stringValue, .encoder(encoder)))
             return encoder
         }
     }
 
+    /// An unkeyed container, writing into `array`.
     struct Unkeyed: UnkeyedEncodingContainer {
         let array: JSONArray
         let codingPath: [any CodingKey]
         var count: Int { array.elements.count }
 
+        /// The key of the next element, in coding paths.
+        private var nextKey: JSONKey { .index(count) }
+
         mutating func encodeNil() { array.elements.append(.literal("null")) }
         mutating func encode<T: Encodable>(_ value: T) throws {
-            array.elements.append(try TreeEncoder.node(for: value, at: codingPath))
+            array.elements.append(try TreeEncoder.node(for: value, at: codingPath + [nextKey]))
         }
+        // The 128-bit integers have requirements of their own, whose defaults throw.
+        mutating func encode(_ value: Int128) { array.elements.append(.literal(String(value))) }
+        mutating func encode(_ value: UInt128) { array.elements.append(.literal(String(value))) }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             let nested = JSONObject()
+            let path = codingPath + [nextKey]
             array.elements.append(.object(nested))
-            return KeyedEncodingContainer(Keyed<NestedKey>(object: nested, codingPath: codingPath))
+            return KeyedEncodingContainer(Keyed<NestedKey>(object: nested, codingPath: path))
         }
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let nested = JSONArray()
+            let path = codingPath + [nextKey]
             array.elements.append(.array(nested))
-            return Unkeyed(array: nested, codingPath: codingPath)
+            return Unkeyed(array: nested, codingPath: path)
         }
         mutating func superEncoder() -> any Encoder {
-            let nested = JSONObject()
-            array.elements.append(.object(nested))
-            let encoder = TreeEncoder(codingPath: codingPath)
-            encoder.node = .object(nested)
+            let encoder = TreeEncoder(codingPath: codingPath + [nextKey])
+            array.elements.append(.encoder(encoder))
             return encoder
         }
     }
 
+    /// A single-value container, setting its encoder's node.
     struct Single: SingleValueEncodingContainer {
         let encoder: TreeEncoder
         var codingPath: [any CodingKey] { encoder.codingPath }
@@ -227,5 +345,8 @@ final class TreeEncoder: Encoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             encoder.node = try TreeEncoder.node(for: value, at: codingPath)
         }
+        // The 128-bit integers have requirements of their own, whose defaults throw.
+        mutating func encode(_ value: Int128) { encoder.node = .literal(String(value)) }
+        mutating func encode(_ value: UInt128) { encoder.node = .literal(String(value)) }
     }
 }
