@@ -278,7 +278,7 @@ final class RowWriter {
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
-            model.handlerNumbers[registration.id.rawValue] = number
+            model.handlerNumbers.set(number, for: registration.id.rawValue)
             try insertHandler.bind(number, at: 1)
             try insertHandler.bind(registration.id.rawValue, at: 2)
             try insertHandler.bind(registration.node.rawValue, at: 3)
@@ -349,7 +349,7 @@ final class RowWriter {
         if let number = model.handlerNumbers[handler.rawValue] { return number }
         let number = model.nextHandlerNumber
         model.nextHandlerNumber += 1
-        model.handlerNumbers[handler.rawValue] = number
+        model.handlerNumbers.set(number, for: handler.rawValue)
         try db.execute("""
             INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
             VALUES (\(number), \(handler.rawValue), 0, NULL, 0, 15, 'unknown (registration not journaled)', '?', 0)
