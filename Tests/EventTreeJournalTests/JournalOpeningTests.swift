@@ -199,8 +199,8 @@ func execute(_ path: String, _ sql: String) {
         }
     }
 
-    @Test func aJournalInADirectoryThatDoesNotExistIsAnIOErrorNotAnSQLiteOne() async throws {
-        try await withTemporaryDirectory { directory in
+    @Test func aJournalInADirectoryThatDoesNotExistIsAnIOErrorNotAnSQLiteOne() async {
+        await withTemporaryDirectory { directory in
             let path = directory + "/missing/app.eventtree"
             #expect(throws: JournalError.io(path: path + ".lock", operation: "create the lock file", errno: ENOENT)) {
                 try Journal(path: path)
