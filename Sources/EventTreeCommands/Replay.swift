@@ -77,7 +77,11 @@ struct Replay: TerminalCommand {
         }
         let total = counts.values.reduce(0, +)
         let parts = Classification.allCases.map { "\(counts[$0, default: 0]) \($0)" }
-        text += "\(total) event\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ") + "\n"
+        // A transform's event is replayed with the event it came from: say how the two
+        // counts (events here, raises in event_history and the demo) relate.
+        let produced = findings.reduce(0) { $0 + $1.transforms.count }
+        let raises = produced == 0 ? "" : " (\(total + produced) raises: \(produced) produced by a transform)"
+        text += "\(total) event\(total == 1 ? "" : "s")\(raises): " + parts.joined(separator: ", ") + "\n"
         return text
     }
 }

@@ -11,7 +11,7 @@ import Testing
             let result = try Tool.run(["demo"], in: directory, executable: copy)
             #expect(result.status == 0)
             #expect(result.stderr == "")
-            #expect(result.stdout.hasPrefix("Recorded the demo session into eventtree-demo.eventtree: 14 events.\n"))
+            #expect(result.stdout.hasPrefix("Recorded the demo session into eventtree-demo.eventtree: 14 raises (13 events, 1 produced by a transform).\n"))
             let reader = try JournalReader(path: directory + "/eventtree-demo.eventtree")
             let results = try reader.rows("SELECT event_type, result FROM event_history ORDER BY event_id")
                 .map { "\($0[0]) \($0[1])" }

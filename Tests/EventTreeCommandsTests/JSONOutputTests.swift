@@ -40,6 +40,22 @@ import Testing
         }
     }
 
+    @Test func replayJSONStatesEachEventsResultAsEventHistoryDoes() async throws {
+        try await withDemoJournal { path in
+            let result = runCommand(["replay", path, "--format", "json"])
+            let findings = try #require(try parse(result.stdout) as? [[String: Any]])
+            let reader = try JournalReader(path: path)
+            let history = Dictionary(uniqueKeysWithValues: try reader.rows("SELECT event_id, result FROM event_history")
+                .map { ($0[0].int!, $0[1].string!) })
+            #expect(findings.count == 13)
+            for finding in findings {
+                let id = try #require(finding["event_id"] as? Int)
+                #expect(finding["result"] as? String == history[id], "event \(id)")
+            }
+            #expect(findings.contains { $0["result"] as? String == "lost" })
+        }
+    }
+
     @Test func jsonlHasOneObjectPerLineAndQueryRowsKeepTheirTypes() async throws {
         try await withDemoJournal { path in
             let result = runCommand(["query", path, "--format", "jsonl", "--type", "PostLiked"])

@@ -5,7 +5,7 @@ import Foundation
 /// `eventtree demo`: records the built-in demo session into a journal and lists its events.
 struct Demo: TerminalCommand {
     static let configuration = CommandConfiguration(
-        abstract: "FactRecord the built-in demo app's session into a journal, then list its events.",
+        abstract: "Record the built-in demo app's session into a journal, then list its events.",
         discussion: "An existing journal at the path is replaced; any other file there is left alone.")
 
     @Option(name: .long, help: "Where to write the journal.")
@@ -22,9 +22,13 @@ struct Demo: TerminalCommand {
 
         let reader = try JournalReader(path: journal)
         var table = Table(columns: ["event_id", "event_type", "kind", "mode", "origin_path", "result"])
-        try reader.forEachRow(
-            "SELECT event_id, event_type, kind, mode, origin_path, result FROM event_history ORDER BY event_id"
+        var produced = 0
+        try reader.forEachRow("""
+            SELECT event_id, event_type, kind, mode, origin_path, result, transformed_from_event_id IS NOT NULL
+            FROM event_history ORDER BY event_id
+            """
         ) { row in
+            produced += row.int(6)
             table.rows.append([
                 .integer(row.int(0)), .init(row.text(1)), .init(row.text(2)), .init(row.text(3)), .init(row.text(4)),
                 .init(row.text(5)),
@@ -34,7 +38,10 @@ struct Demo: TerminalCommand {
             terminal.write(table.rendered(as: format))
             return
         }
-        terminal.write("Recorded the demo session into \(journal): \(table.rows.count) events.\n\n")
+        let raises = table.rows.count
+        terminal.write(
+            "Recorded the demo session into \(journal): \(raises) raises (\(raises - produced) events, "
+                + "\(produced) produced by a transform).\n\n")
         terminal.write(table.rendered(as: .table, color: terminal.isColorful))
         terminal.write("""
 
