@@ -17,4 +17,25 @@ static inline int eventtree_sqlite_disable_trusted_schema(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
 }
 
+/// The journal writer's checkpoint policy, run after every commit (it replaces SQLite's
+/// automatic checkpoint, which is a PASSIVE checkpoint past `wal_autocheckpoint` pages).
+/// A PASSIVE checkpoint cannot restart the log while readers use it, so with readers
+/// polling all the time the log would only grow: past four times the threshold, a RESTART
+/// checkpoint waits (through the busy handler, briefly) for the readers of the moment to
+/// finish, so that the next commit writes the log from its start and `journal_size_limit`
+/// truncates it.
+static inline int eventtree_wal_hook(void *context, sqlite3 *db, const char *name, int frames) {
+    int pages = (int)(long)context;
+    if (frames >= 4 * pages) {
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_RESTART, (int *)0, (int *)0);
+    } else if (frames >= pages) {
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, (int *)0, (int *)0);
+    }
+    return SQLITE_OK;
+}
+
+static inline void eventtree_install_checkpoint_policy(sqlite3 *db, int pages) {
+    sqlite3_wal_hook(db, eventtree_wal_hook, (void *)(long)pages);
+}
+
 #endif

@@ -76,7 +76,11 @@ extension EventBus {
         _ payload: RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
         transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, log: inout FactLog
     ) -> (RaisedEvent, typeIndex: Int) {
-        let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
+        // A type's first meeting with its handlers is a change to shared state: other
+        // threads' raises of the type depend on it, so it goes to the recorder now.
+        var meeting = FactLog(sequence: sequence, isRecording: log.isRecording, opensBatch: true)
+        let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &meeting)
+        emitChange(meeting)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
             id: id, typeName: type.name, payload: payload, origin: origin, mode: mode, cause: cause,

@@ -81,24 +81,21 @@ public final class EventBus: @unchecked Sendable {
 
     // MARK: Recording
 
-    /// Hands facts to the recorder, numbered in order. Inside a delivery of this bus on
-    /// this thread they join that delivery's batch, so that they stay in sequence order
-    /// and in the same transaction; otherwise they are recorded at once.
-    func emit(_ log: FactLog) {
+    /// Hands the facts of a change to the bus's shared state (the tree, the handlers, the
+    /// types met) to the recorder at once. Called with the lock held: the recorder gets
+    /// them in the order of the changes, before any raise that sees the new state, even a
+    /// raise on another thread that ends before the delivery that made the change.
+    func emitChange(_ log: FactLog) {
         guard !log.records.isEmpty, let recorder else {
             log.settleUnlessHandedOver(handingOver: false)
             return
         }
-        if let batch = DeliveryStack.current.innermost(of: ObjectIdentifier(self))?.batch {
-            batch.records.append(contentsOf: log.records)
-            log.settleUnlessHandedOver(handingOver: false)
-        } else {
-            recorder.record(log.records, session: session)
-        }
+        recorder.recordChange(log.records, session: session)
     }
 
-    /// Runs `change` with the lock held, numbering the facts it records while still
-    /// holding it (so that the sequence agrees with the order of changes), then emits them.
+    /// Runs `change` with the lock held, numbering the facts it records and handing them to
+    /// the recorder while still holding it (so that the sequence and the recorder agree
+    /// with the order of changes).
     @discardableResult
     func mutate<T, Failure: Error>(
         _ change: (inout State, inout FactLog) throws(Failure) -> T
@@ -109,11 +106,12 @@ public final class EventBus: @unchecked Sendable {
         do {
             result = try change(&state, &log)
         } catch {
+            emitChange(log)
             lock.unlock()
             throw error
         }
+        emitChange(log)
         lock.unlock()
-        emit(log)
         return result
     }
 

@@ -21,4 +21,23 @@ public protocol Recorder: AnyObject, Sendable {
     ///   as ``RaiseResult/recording``.
     @discardableResult
     func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus
+
+    /// Takes the records of a change to what every raise depends on — a tree change, a
+    /// handler registration or removal, a type's first meeting with its handlers — at
+    /// once and without waiting: the bus calls it with its lock held, so that such records
+    /// reach the recorder before any raise that could depend on them. A journal commits
+    /// them no later than the next raise's records (so a crash can never keep a raise and
+    /// lose the change it relied on). The default calls ``record(_:session:)``.
+    ///
+    /// - Parameters:
+    ///   - records: Facts in sequence order.
+    ///   - session: The session they belong to.
+    func recordChange(_ records: [FactRecord], session: SessionID)
+}
+
+extension Recorder {
+    /// Calls ``record(_:session:)``.
+    public func recordChange(_ records: [FactRecord], session: SessionID) {
+        record(records, session: session)
+    }
 }

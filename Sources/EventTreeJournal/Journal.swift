@@ -55,7 +55,10 @@ public final class Journal: Recorder {
             // left in the file-system after transactions or checkpoints"; the automatic
             // PASSIVE checkpoint runs after a commit that leaves more pages than this.
             try db.execute("PRAGMA journal_size_limit = \(max(0, options.walSizeLimit))")
-            try db.execute("PRAGMA wal_autocheckpoint = \(max(1, options.checkpointPages))")
+            // The writer's checkpoint policy (see shim.h): PASSIVE past `checkpointPages`,
+            // RESTART (waiting up to 50 ms for readers) past four times that.
+            eventtree_install_checkpoint_policy(db.handle, Int32(max(1, options.checkpointPages)))
+            sqlite3_busy_timeout(db.handle, 50)
             if let maximumSize = options.maximumSize { try RowWriter.limitSize(of: db, to: maximumSize) }
         } catch {
             throw JournalError(error, path: resolved)
@@ -87,6 +90,12 @@ public final class Journal: Recorder {
     ///   drops records.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         writer.enqueue(records, session: session)
+    }
+
+    /// Takes the records of a change to a bus's shared state (tree, handlers, types) at once,
+    /// without waiting; they are committed no later than any raise recorded after them.
+    public func recordChange(_ records: [FactRecord], session: SessionID) {
+        writer.enqueue(records, session: session, isChange: true)
     }
 
     /// Waits until everything recorded so far is committed.

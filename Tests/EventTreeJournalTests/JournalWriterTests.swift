@@ -253,7 +253,7 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
             } while (try? journal.flush()) != nil && raised < 50
             // 9 more fill the buffer of 30; the next waits for room the full disk never makes.
             for index in 0..<9 { app.raise(NamedEvent("f\(index)", ["filler": filler])) }
-            let waiting = Task.detached { app.raise(NamedEvent("e10", ["filler": filler])) }
+            let waiting = BackgroundThread { app.raise(NamedEvent("e10", ["filler": filler])) }
             do throws(JournalError) {
                 try journal.close()
                 Issue.record("close succeeded on a full disk")
@@ -264,7 +264,7 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
                 }
                 #expect(error.description == "closed \(path) with 30 records it could not write; they are lost: \(cause)")
             }
-            let released = await waiting.value
+            let released = waiting.result()
             #expect(released.recording == .dropped(reason: "the journal \(path) is closed; 3 records of this raise were not written"))
             #expect(journal.status == .closed(unrecorded: 33))
             #expect(app.raise(NamedEvent("late")).recording == .dropped(reason: "the journal \(path) is closed; 3 records of this raise were not written"))
@@ -302,7 +302,7 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
                 }
                 return .handled
             }
-            let slow = Task.detached { app.raise(Ping(n: 1)) }
+            let slow = BackgroundThread { app.raise(Ping(n: 1)) }
             entered.wait()
             // A later raise on another thread commits first, with higher seqs.
             let quick = app.raise(Ping(n: 2))
@@ -313,7 +313,7 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
             let settledWhileSlow = try reader.settledBelow()
             #expect(settledWhileSlow < quick.eventID.rawValue)
             release.signal()
-            let first = await slow.value
+            let first = slow.result()
             #expect(first.eventID < quick.eventID)
             #expect(settledWhileSlow <= first.eventID.rawValue)
             try journal.flush()

@@ -44,6 +44,14 @@ struct PowerTrials {
             } catch {
                 problems.append("\(error)")
             }
+            if !problems.isEmpty, arguments.has("keep") {
+                // Keep the failing journal for a closer look.
+                let kept = arguments.string("keep", default: "/tmp") + "/power-\(trial)"
+                try? FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                    try? FileManager.default.copyItem(atPath: directory + "/" + file, toPath: kept + "/" + file)
+                }
+            }
             tally.record("#\(trial) (cut at operation \(operation))", problems)
         }
         print("power loss (\(mode)): \(cuts) of \(trials) trials cut, \(acknowledged) acknowledged raises, \(missing) of them missing afterwards")

@@ -99,10 +99,12 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Appends a batch. Blocks while the buffer is full or the unwritten backlog is over
     /// its bound (policy `block`); in durable mode, waits for the batch's commit, at most
-    /// `options.durableTimeout`.
+    /// `options.durableTimeout`. A change to shared state (`isChange`) never waits: it is
+    /// small, and its batch is committed no later than any batch enqueued after it.
     ///
     /// - Returns: What became of the batch.
-    func enqueue(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
+    @discardableResult
+    func enqueue(_ records: [FactRecord], session: SessionID, isChange: Bool = false) -> RecordingStatus {
         guard let first = records.first else { return .accepted }
         let count = records.count
         lock.lock()
@@ -110,14 +112,14 @@ final class JournalWriter: @unchecked Sendable {
         // Settled with the lock held: to the writer, a batch is open (not yet here) or
         // pending (or gone), never neither.
         defer { sequence.settle(first.seq) }
-        if options.whenFull == .block {
+        if options.whenFull == .block && !isChange {
             while !isStopped && pendingRecords > 0 && mustWaitForRoom(adding: count) { progress.wait(lock) }
         }
         if isStopped {
             unrecorded += count
             return .dropped(reason: "the journal \(path) is closed; \(count) records of this raise were not written")
         }
-        if pendingRecords > 0 && pendingRecords + count > options.capacity {
+        if !isChange && pendingRecords > 0 && pendingRecords + count > options.capacity {
             drops[session, default: 0] += count
             return .dropped(reason: "the journal's buffer is full (\(options.capacity) records); \(count) records of this raise were dropped and counted")
         }
@@ -131,7 +133,7 @@ final class JournalWriter: @unchecked Sendable {
         // Wake the writer only when it waits for work (an empty buffer) or must not wait
         // any longer: a buffered raise costs no system call while a batch is gathering.
         if options.durability == .durable || wasEmpty || isBacklogDue { wake.broadcast() }
-        guard options.durability == .durable else { return .accepted }
+        guard options.durability == .durable, !isChange else { return .accepted }
         return awaitCommit(of: ticket)
     }
 
