@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,7 +28,7 @@ let package = Package(
             dependencies: ["EventTreeMigrationEmbedder"]),
         .target(
             name: "EventTreeJournal",
-            dependencies: ["EventTree", "CEventTreeSQLite"],
+            dependencies: ["EventTree", "CEventTreeSQLite", .product(name: "Crypto", package: "swift-crypto")],
             plugins: ["EmbedMigrations"]),
         .target(name: "EventTreeReplay", dependencies: ["EventTree", "EventTreeJournal"]),
         .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"]),
@@ -36,6 +37,7 @@ let package = Package(
             dependencies: [
                 "EventTree", "EventTreeJournal", "EventTreeReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
         // The reliability harnesses of Scripts/reliability.sh (kill -9, power loss, faults,

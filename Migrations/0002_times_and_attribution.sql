@@ -134,3 +134,15 @@ FROM j_sessions s;
 
 CREATE VIEW journal_trouble AS
 SELECT seq, session_id, strftime('%Y-%m-%dT%H:%M:%fZ', at, 'unixepoch') AS at, kind, message, records FROM j_trouble;
+
+-- The hash chain: every record, in seq order, is chained as SHA-256(previous hash || its
+-- canonical bytes). A checkpoint row is written with each transaction, covering the
+-- records up to upto_seq that were not chained yet (all lower seqs being committed): how
+-- many, the hash after the last, and a two-byte tag per record (the first bytes of the
+-- hash after it), so that `eventtree verify` names the first record that differs.
+CREATE TABLE j_chain (
+    upto_seq INTEGER PRIMARY KEY,
+    records  INTEGER NOT NULL,
+    hash     BLOB NOT NULL,
+    tags     BLOB NOT NULL
+);

@@ -10,7 +10,7 @@ public struct EventTreeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "eventtree",
         abstract: "Read EventTree journals: rebuild the tree, replay delivery, explain lost and consumed events.",
-        subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self])
+        subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self, Verify.self])
 
     /// Creates the command (for ArgumentParser).
     public init() {}
@@ -40,6 +40,9 @@ public struct EventTreeCommand: ParsableCommand {
         } catch let error as CommandFailure {
             terminal.writeError("error: \(error.message)\n")
             return error.status
+        } catch let code as ExitCode {
+            // The command said what it had to on standard output (a verdict).
+            return code.rawValue
         } catch {
             let status = exitCode(for: error).rawValue
             if status == 0 {

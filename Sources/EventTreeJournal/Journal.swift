@@ -64,14 +64,16 @@ public final class Journal: Recorder {
             throw JournalError(error, path: resolved)
         }
         try Migrator.migrate(db, from: identity.version, path: resolved)
+        let rows: RowWriter
         do {
             sequence = SequenceCounter(
                 startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1, tracksOpenBatches: true)
-            let rows = try RowWriter(db: db, sequence: sequence)
-            writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
+            rows = try RowWriter(db: db, sequence: sequence, chainsRecords: options.chainsRecords)
         } catch {
             throw JournalError(error, path: resolved)
         }
+        if options.chainsRecords { try Self.resumeChain(of: resolved, into: rows) }
+        writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
         JournalRegistry.shared.add(writer)
     }
 
@@ -126,6 +128,21 @@ public final class Journal: Recorder {
 
     /// Whether writes currently succeed.
     public var status: JournalStatus { writer.status }
+
+    /// Hands the writer the chain an earlier writer left: the last checkpoint's head, and
+    /// the records after it (a writer that stopped before it could chain them, or a
+    /// journal written before the chain existed).
+    private static func resumeChain(of path: String, into rows: RowWriter) throws(JournalError) {
+        let reader = try JournalReader(path: path)
+        let last = try reader.checkpoints().last
+        var unchained: [(seq: Int, bytes: [UInt8])] = []
+        let records = try reader.chainRecords(from: (last?.upto ?? 0) + 1)
+        while let record = records.current {
+            unchained.append((record.seq, record.bytes))
+            try records.advance()
+        }
+        rows.resumeChain(head: last.map { JournalHead(seq: $0.upto, hash: $0.hash) }, unchained: unchained)
+    }
 
     /// The schema version this binary writes.
     public static var schemaVersion: Int { Migrator.latestVersion }

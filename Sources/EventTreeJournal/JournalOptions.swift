@@ -1,3 +1,5 @@
+import Crypto
+
 /// How a journal writes.
 public struct JournalOptions: Sendable {
     /// What a raise waits for.
@@ -61,6 +63,23 @@ public struct JournalOptions: Sendable {
     public var checkpointPages: Int = 1_000
     /// Called on the writer thread when writing starts failing, recovers, or the journal closes.
     public var onStatusChange: (@Sendable (JournalStatus) -> Void)?
+    /// Called on the writer thread with the hash chain's head, at most every
+    /// ``checkpointInterval``, when a session ends, and when the journal closes: ship it
+    /// somewhere the journal's owner cannot rewrite, so that `eventtree verify --expect-head`
+    /// can later prove the journal was neither cut short nor rewritten.
+    public var onCheckpoint: (@Sendable (JournalCheckpoint) -> Void)?
+    /// A file the writer replaces with each checkpoint's line (`SEQ:HASH`, then the
+    /// signature when ``checkpointSigningKey`` is set), for `eventtree verify --checkpoint`.
+    /// Keep it out of reach of whoever could alter the journal.
+    public var checkpointFile: String?
+    /// How often a checkpoint is handed out while records are written.
+    public var checkpointInterval: Duration = .seconds(1)
+    /// A key to sign each checkpoint with (Ed25519): `verify --public-key` then proves who
+    /// wrote it.
+    public var checkpointSigningKey: Curve25519.Signing.PrivateKey?
+    /// Whether records are hash-chained. Turn it off only to measure what the chain costs:
+    /// a journal without it cannot be verified.
+    public var chainsRecords = true
 
     /// The defaults: buffered, blocking when full, 50 ms batches.
     public init() {}

@@ -89,6 +89,8 @@ import Testing
                 #expect(finding.event.status == expectedResults[finding.event.id], "seed \(seed) event \(finding.event.id)")
             }
             #expect(all.count >= expectedResults.count)
+            let verification = try JournalVerifier(journal: journal.path).verify()
+            #expect(verification.isIntact, "seed \(seed): \(verification.line)")
         }
     }
 }

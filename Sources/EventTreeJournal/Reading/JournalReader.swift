@@ -177,6 +177,17 @@ public struct JournalRow {
         sqlite3_column_text(statement, Int32(index)).map { String(cString: $0) }
     }
 
+    /// The exact bytes of the text or blob in column `index`, or `nil` for NULL.
+    public func bytes(_ index: Int) -> [UInt8]? {
+        guard !isNull(index) else { return nil }
+        // "sqlite3_column_text() ... then sqlite3_column_bytes()": the order the manual
+        // advises, so that the length is that of the text form.
+        let pointer = sqlite3_column_text(statement, Int32(index))
+        let count = Int(sqlite3_column_bytes(statement, Int32(index)))
+        guard let pointer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: pointer, count: count))
+    }
+
     /// Whether column `index` is NULL.
     public func isNull(_ index: Int) -> Bool { sqlite3_column_type(statement, Int32(index)) == SQLITE_NULL }
 

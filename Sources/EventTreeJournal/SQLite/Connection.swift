@@ -54,6 +54,9 @@ struct Connection: ~Copyable {
         return statement.isNull(0) ? nil : statement.int(0)
     }
 
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// Whether the connection is inside a transaction.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }

@@ -39,10 +39,20 @@ struct Statement: ~Copyable {
 
     /// Binds UTF-8 bytes as text; SQLite copies them.
     func bind(utf8 bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+        guard !bytes.isEmpty else { return try bind("", at: index) }
         let status = bytes.withUnsafeBufferPointer { buffer in
             sqlite3_bind_text(
                 handle, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
                 Int32(buffer.count), eventtree_sqlite_transient())
+        }
+        try check(status)
+    }
+
+    /// Binds bytes as a blob; SQLite copies them.
+    func bind(blob bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+        let status = bytes.withUnsafeBytes { buffer in
+            // A zero-length blob still needs a non-NULL pointer to be a blob, not NULL.
+            sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), eventtree_sqlite_transient())
         }
         try check(status)
     }

@@ -40,9 +40,13 @@ final class RowWriter {
     private static let callColumns = 5
     /// Call rows waiting for a full multi-row statement, flattened.
     private var callValues: [Int] = []
+    /// Scratch space for one record's chain bytes.
+    private var encoder: ChainEncoder
+    private let insertChain: Statement
 
-    init(db: consuming Connection, sequence: SequenceCounter) throws(SQLiteError) {
+    init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
         self.sequence = sequence
+        encoder = ChainEncoder(isEnabled: chainsRecords)
         let callRow = "(?, ?, ?, ?, ?)"
         begin = try db.prepare("BEGIN")
         commit = try db.prepare("COMMIT")
@@ -87,6 +91,7 @@ final class RowWriter {
         insertTrouble = try db.prepare(
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
+        insertChain = try db.prepare("INSERT INTO j_chain (upto_seq, records, hash, tags) VALUES (?, ?, ?, ?)")
         settleSequence = try db.prepare("UPDATE j_sequence SET settled_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
@@ -163,6 +168,7 @@ final class RowWriter {
                 }
                 model.pendingCounts = [:]
             }
+            try chainRecords(below: settledBelow)
             if settledBelow > model.settledBelow {
                 model.settledBelow = settledBelow
                 try settleSequence.bind(settledBelow, at: 1)
@@ -192,20 +198,27 @@ final class RowWriter {
         switch record.fact {
         case .handlerCalled(let call):
             count.steps += 1
-            callValues.append(seq)
-            callValues.append(try handlerNumber(call.handler))
-            callValues.append(JournalCodes.callCode(
-                eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome))
-            callValues.append(call.nanoseconds)
+            let number = try handlerNumber(call.handler)
+            let code = JournalCodes.callCode(eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome)
             // Microseconds from its event's raise (its event is always in the same batch).
             let raisedAt = model.openEvents[call.event]?.raised.raisedAt ?? call.startedAt
-            callValues.append(max(0, call.startedAt - raisedAt) / 1_000)
+            let offset = max(0, call.startedAt - raisedAt) / 1_000
+            callValues.append(seq)
+            callValues.append(number)
+            callValues.append(code)
+            callValues.append(call.nanoseconds)
+            callValues.append(offset)
             if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
-            if let detail = call.detail {
+            let detail = call.detail?.text
+            if let detail {
                 try insertDetail.bind(seq, at: 1)
-                try insertDetail.bind(detail.text, at: 2)
+                try insertDetail.bind(detail, at: 2)
                 try insertDetail.run()
             }
+            encoder.call(
+                seq: seq, handler: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset,
+                detail: detail)
+            keepForChain(seq)
         case .raised(let raised):
             count.events += 1
             model.openEvents[raised.id] = EventRow(
@@ -234,11 +247,18 @@ final class RowWriter {
             try insertUndelivered.bind(JournalCodes.code(phase), at: 4)
             try insertUndelivered.bind(lostCalls, at: 5)
             try insertUndelivered.run()
-            for handler in Set(lostHandlers) {
+            var numbers: [Int] = []
+            for handler in Set(lostHandlers) { numbers.append(try handlerNumber(handler)) }
+            numbers.sort()
+            for number in numbers {
                 try insertLostCall.bind(seq, at: 1)
-                try insertLostCall.bind(try handlerNumber(handler), at: 2)
+                try insertLostCall.bind(number, at: 2)
                 try insertLostCall.run()
             }
+            encoder.undelivered(
+                seq: seq, event: event.rawValue, node: node.rawValue, phase: JournalCodes.code(phase), lostCalls: lostCalls,
+                lostHandlers: numbers)
+            keepForChain(seq)
         case .sessionStarted(let info):
             model.sessionClocks[info.id] = (info.startedAt, info.startedAtNanoseconds)
             try insertSession.bind(info.id.rawValue, at: 1)
@@ -247,18 +267,24 @@ final class RowWriter {
             try insertSession.bind(info.host, at: 4)
             try insertSession.bind(info.appVersion, at: 5)
             try insertSession.run()
+            encoder.sessionStarted(
+                seq: seq, startedAt: info.startedAt, process: info.process, host: info.host, appVersion: info.appVersion)
+            keepForChain(seq)
         case let .sessionEnded(id, at):
             try endSession.bind(seq, at: 1)
             let clock = model.sessionClocks[id]
-            try endSession.bind(clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970, at: 2)
+            let endedAt = clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970
+            try endSession.bind(endedAt, at: 2)
             try endSession.bind(id.rawValue, at: 3)
             try endSession.run()
+            encoder.sessionEnded(seq: seq, session: id.rawValue, endedAt: endedAt)
+            keepForChain(seq)
         case let .nodeCreated(node, name):
             try insertNode.bind(node.rawValue, at: 1)
             try insertNode.bind(session.rawValue, at: 2)
             try insertNode.bind(name, at: 3)
             try insertNode.run()
-            try change(seq, node: node, .created(name: name))
+            try change(seq, node: node, .created(name: name), session: session)
         case let .nodeAttached(node, parent, index):
             try change(seq, node: node, .attached(parent: parent, index: index))
         case let .nodeDetached(node, parent):
@@ -268,13 +294,15 @@ final class RowWriter {
         case let .nodeRenamed(node, name):
             try change(seq, node: node, .renamed(name: name))
         case let .nodeReleased(node, by):
-            try change(seq, node: node, .released)
+            var releasedBy: (event: Int, handler: Int)?
             if let by {
+                releasedBy = (by.event.rawValue, try handlerNumber(by.handler))
                 try insertRelease.bind(seq, at: 1)
                 try insertRelease.bind(by.event.rawValue, at: 2)
-                try insertRelease.bind(try handlerNumber(by.handler), at: 3)
+                try insertRelease.bind(releasedBy!.handler, at: 3)
                 try insertRelease.run()
             }
+            try change(seq, node: node, .released, releasedBy: releasedBy)
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
@@ -289,22 +317,36 @@ final class RowWriter {
             try insertHandler.bind(registration.fileID, at: 8)
             try insertHandler.bind(registration.line, at: 9)
             try insertHandler.run()
+            encoder.handlerAdded(
+                seq: seq, number: number, node: registration.node.rawValue, eventType: registration.eventType,
+                channel: JournalCodes.code(registration.channel), phases: registration.phases.rawValue,
+                label: registration.label, file: registration.fileID, line: registration.line)
+            keepForChain(seq)
         case .handlerRemoved(let handler):
             try removeHandler.bind(seq, at: 1)
             try removeHandler.bind(try handlerNumber(handler), at: 2)
             try removeHandler.run()
+            encoder.handlerRemoved(seq: seq, handler: handler.rawValue)
+            keepForChain(seq)
         case let .handlerMatched(handler, eventType):
-            try insertMatch.bind(try handlerNumber(handler), at: 1)
+            let number = try handlerNumber(handler)
+            try insertMatch.bind(number, at: 1)
             try insertMatch.bind(try typeID(eventType), at: 2)
             try insertMatch.bind(seq, at: 3)
             try insertMatch.run()
+            // INSERT OR IGNORE: a pair already recorded adds no row, and no record.
+            if db.changes == 1 {
+                encoder.handlerMatched(seq: seq, number: number, eventType: eventType)
+                keepForChain(seq)
+            }
         }
     }
 
     /// Records a tree change, applies it to the writer's tree, and records the new paths
     /// (a released node's path stays frozen: no new path rows).
     private func change(
-        _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil
+        _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil, session: SessionID? = nil,
+        releasedBy: (event: Int, handler: Int)? = nil
     ) throws(SQLiteError) {
         var parent = formerParent
         var position: Int?
@@ -326,22 +368,82 @@ final class RowWriter {
         try insertChange.bind(name, at: 6)
         try insertChange.run()
         model.tree.apply(change, to: node)
-        if change != .released { try writePaths(below: node, seq: seq) }
+        let paths = change != .released ? try writePaths(below: node, seq: seq) : []
+        encoder.treeChange(
+            seq: seq, node: node.rawValue, change: change.kind.rawValue, parent: parent?.rawValue, position: position,
+            name: name, session: session?.rawValue, paths: paths.sorted { $0.node < $1.node }, releasedBy: releasedBy)
+        keepForChain(seq)
+    }
+
+    /// Keeps the record just encoded until it is chained (once every lower seq is committed).
+    private func keepForChain(_ seq: Int) {
+        if encoder.isEnabled { model.unchained.append((seq, encoder.bytes)) }
+    }
+
+    /// The chain's head after the last write: the last chained seq and the hash after it.
+    var head: JournalHead? {
+        model.chainedThrough > 0 ? JournalHead(seq: model.chainedThrough, hash: model.chainHead.value) : nil
+    }
+
+    /// Continues a chain an earlier writer left: its head, and the records it wrote but
+    /// could not chain (it stopped while lower seqs were still on their way).
+    func resumeChain(head: JournalHead?, unchained: [(seq: Int, bytes: [UInt8])]) {
+        if let head {
+            model.chainHead = ChainHash(value: head.hash)
+            model.chainedThrough = head.seq
+        }
+        model.unchained = unchained
+    }
+
+    /// Chains, in seq order, every kept record numbered below `settledBelow` (all lower
+    /// records are committed by now, in this transaction or earlier ones) and writes the
+    /// checkpoint: the last seq, the count, the hash, and each record's two-byte tag.
+    private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
+        guard !model.unchained.isEmpty else { return }
+        var ready: [(seq: Int, bytes: [UInt8])] = []
+        var rest: [(seq: Int, bytes: [UInt8])] = []
+        for record in model.unchained {
+            if record.seq < settledBelow { ready.append(record) } else { rest.append(record) }
+        }
+        guard !ready.isEmpty else { return }
+        ready.sort { $0.seq < $1.seq }
+        var tags: [UInt8] = []
+        tags.reserveCapacity(ready.count * 2)
+        for record in ready {
+            let (first, second) = model.chainHead.chain(record.bytes)
+            tags.append(first)
+            tags.append(second)
+        }
+        try insertChain.bind(ready.last!.seq, at: 1)
+        try insertChain.bind(ready.count, at: 2)
+        try insertChain.bind(blob: model.chainHead.value, at: 3)
+        try insertChain.bind(blob: tags, at: 4)
+        try insertChain.run()
+        model.chainedThrough = ready.last!.seq
+        model.unchained = rest
     }
 
     /// Records the new path of `node` and of every node below it, from `seq` on.
-    private func writePaths(below node: NodeID, seq: Int) throws(SQLiteError) {
+    ///
+    /// - Returns: The paths written.
+    private func writePaths(below node: NodeID, seq: Int) throws(SQLiteError) -> [(node: Int, path: String)] {
+        var written: [(node: Int, path: String)] = []
         var pending = [(node, model.tree.path(of: node))]
         while let (current, path) = pending.popLast() {
             try insertPath.bind(current.rawValue, at: 1)
             try insertPath.bind(seq, at: 2)
             try insertPath.bind(path, at: 3)
             try insertPath.run()
+            written.append((current.rawValue, path))
             for child in model.tree.nodes[current]?.children ?? [] {
                 pending.append((child, path + "/" + (model.tree.nodes[child]?.name ?? "?")))
             }
         }
+        return written
     }
+
+    /// The label of a placeholder handler row (see ``handlerNumber(_:)``).
+    static let placeholderLabel = "unknown (registration not journaled)"
 
     /// The handler's number. A handler whose registration never reached the journal (it
     /// was dropped) gets a placeholder row, so that its calls are still kept and shown.
@@ -352,7 +454,7 @@ final class RowWriter {
         model.handlerNumbers.set(number, for: handler.rawValue)
         try db.execute("""
             INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
-            VALUES (\(number), \(handler.rawValue), 0, NULL, 0, 15, 'unknown (registration not journaled)', '?', 0)
+            VALUES (\(number), \(handler.rawValue), 0, NULL, 0, 15, '\(Self.placeholderLabel)', '?', 0)
             """)
         return number
     }
@@ -376,6 +478,8 @@ final class RowWriter {
             try markEventUnattended.bind(seq, at: 2)
             try markEventUnattended.run()
         }
+        encoder.unattended(seq: seq, event: event.rawValue)
+        keepForChain(seq)
     }
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
@@ -386,23 +490,36 @@ final class RowWriter {
         try insertEvent.bind(raised.kind.rawValue, at: 4)
         try insertEvent.bind(raised.origin.rawValue, at: 5)
         try insertEvent.bind(JournalCodes.code(raised.mode), at: 6)
-        try insertEvent.bind(utf8: Self.payloadJSON(raised.payload), at: 7)
-        try insertEvent.bind(row.finishedSeq.map { $0 - raised.id.rawValue }, at: 8)
+        let payload = Self.payloadJSON(raised.payload)
+        try insertEvent.bind(utf8: payload, at: 7)
+        let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
+        try insertEvent.bind(finishedBack, at: 8)
         try insertEvent.bind(row.status?.kind.rawValue, at: 9)
         let start = model.sessionClocks[row.session]?.nanoseconds
-        try insertEvent.bind(start.map { max(0, raised.raisedAt - $0) / 1_000 }, at: 10)
+        let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
+        try insertEvent.bind(raisedMicroseconds, at: 10)
         try insertEvent.run()
 
         let site = row.status?.site
         var message: String?
         if case .failed(let failure)? = row.status { message = failure.message }
+        let stopHandler = try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }
+        encoder.raise(
+            seq: raised.id.rawValue, session: row.session.rawValue, eventType: raised.typeName,
+            kind: raised.kind.rawValue, origin: raised.origin.rawValue, mode: JournalCodes.code(raised.mode),
+            payload: payload, finishedBack: finishedBack, result: row.status?.kind.rawValue,
+            raisedMicroseconds: raisedMicroseconds, cause: raised.cause?.rawValue,
+            transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
+            stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
+            onFailure: raised.policy == .stop ? 1 : 0)
+        keepForChain(raised.id.rawValue)
         guard raised.cause != nil || raised.transformedFrom != nil || site != nil || row.unattendedSeq != nil
             || row.lostCalls > 0 || raised.policy == .stop
         else { return }
         try insertEventDetails.bind(raised.id.rawValue, at: 1)
         try insertEventDetails.bind(raised.cause?.rawValue, at: 2)
         try insertEventDetails.bind(raised.transformedFrom?.rawValue, at: 3)
-        try insertEventDetails.bind(try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }, at: 4)
+        try insertEventDetails.bind(stopHandler, at: 4)
         try insertEventDetails.bind(site?.node.rawValue, at: 5)
         try insertEventDetails.bind(site.map { JournalCodes.code($0.phase) }, at: 6)
         try insertEventDetails.bind(message, at: 7)
@@ -443,13 +560,19 @@ final class RowWriter {
     }
 
     private func note(_ trouble: TroubleNote) throws(SQLiteError) {
-        try insertTrouble.bind(sequence.advance(), at: 1)
+        let seq = sequence.advance()
+        let at = Date().timeIntervalSince1970
+        try insertTrouble.bind(seq, at: 1)
         try insertTrouble.bind(trouble.session?.rawValue, at: 2)
-        try insertTrouble.bind(Date().timeIntervalSince1970, at: 3)
+        try insertTrouble.bind(at, at: 3)
         try insertTrouble.bind(trouble.kind, at: 4)
         try insertTrouble.bind(trouble.message, at: 5)
         try insertTrouble.bind(trouble.records, at: 6)
         try insertTrouble.run()
+        encoder.trouble(
+            seq: seq, session: trouble.session?.rawValue, at: at, kind: trouble.kind, message: trouble.message,
+            records: trouble.records)
+        keepForChain(seq)
     }
 
     /// The payload as JSON text: the event encoded, or the error's description as a JSON

@@ -67,6 +67,9 @@ final class JournalWriter: @unchecked Sendable {
     private var countsPublished = monotonicNanoseconds()
     /// A new size limit for the writer thread to apply before its next write.
     private var requestedMaximumSize: Int??
+    /// The last checkpoint handed out, and when (monotonic nanoseconds).
+    private var lastCheckpoint: JournalHead?
+    private var lastCheckpointAt = 0
 
     /// A run of failed writes, from the first failure to the commit that writes the last
     /// of the records that were waiting (smaller transactions may succeed in between).
@@ -310,6 +313,7 @@ final class JournalWriter: @unchecked Sendable {
         } catch {
             writeError = error
         }
+        let head = writeError == nil ? rows?.head : nil
 
         lock.lock()
         isWriting = false
@@ -342,6 +346,10 @@ final class JournalWriter: @unchecked Sendable {
             failure = nil
             notify(.healthy)
         }
+        let sessionEnded = batches.contains { batch in
+            if case .sessionEnded? = batch.records.last?.fact { true } else { false }
+        }
+        handOutCheckpoint(head, now: closing || sessionEnded)
         return true
     }
 
@@ -363,8 +371,10 @@ final class JournalWriter: @unchecked Sendable {
                         [], drops: [:], trouble: [], publishingCounts: true, settledBelow: sequence.settledBelow,
                         closing: true)
                     rows?.checkpoint()
+                    let head = rows?.head
                     lock.lock()
                     isWriting = false
+                    handOutCheckpoint(head, now: true)
                     break
                 }
                 wake.wait(lock)
@@ -408,6 +418,25 @@ final class JournalWriter: @unchecked Sendable {
         isFinished = true
         progress.broadcast()
         lock.unlock()
+    }
+
+    /// Hands the chain's head to `onCheckpoint` and the checkpoint file, when it moved and
+    /// `now` (a session ended, the journal closes) or the interval has passed. Called with
+    /// the lock held; calls out without it.
+    private func handOutCheckpoint(_ head: JournalHead?, now: Bool) {
+        guard let head, head != lastCheckpoint, options.onCheckpoint != nil || options.checkpointFile != nil else { return }
+        let time = monotonicNanoseconds()
+        guard now || time - lastCheckpointAt >= options.checkpointInterval.nanoseconds else { return }
+        lastCheckpoint = head
+        lastCheckpointAt = time
+        let checkpoint = JournalCheckpoint(head: head, signingKey: options.checkpointSigningKey)
+        lock.unlock()
+        if let file = options.checkpointFile {
+            // Replaced whole (written aside, then renamed), never seen half written.
+            try? Data((checkpoint.line + "\n").utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+        }
+        options.onCheckpoint?(checkpoint)
+        lock.lock()
     }
 
     /// Calls the status handler without holding the lock.

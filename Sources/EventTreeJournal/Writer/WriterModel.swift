@@ -20,6 +20,11 @@ struct WriterModel {
     var reservedSequence: Int
     /// The last `settled_seq` written: every record numbered lower is committed.
     var settledBelow: Int
+    /// The hash chain's head, the last seq chained, and the records written but not yet
+    /// chained (a lower seq may still be on its way from another thread).
+    var chainHead = ChainHash.start
+    var chainedThrough = 0
+    var unchained: [(seq: Int, bytes: [UInt8])] = []
 
     /// Loads what an existing journal already numbered.
     init(loadingFrom db: borrowing Connection) throws(SQLiteError) {

@@ -1,0 +1,246 @@
+import Crypto
+
+/// The canonical bytes of journal records, for the hash chain.
+///
+/// A journal's records are its facts as stored: a session started or ended, a tree change
+/// (with the paths it gave and who released the node), a handler added or removed, a
+/// handler's match with a type, a raise (with how it ended), a dead letter or unhandled
+/// error, a handler call, an undelivered step, a trouble note. The writer encodes each
+/// record from the values it binds; `verify` encodes each from the values it reads; both
+/// call the one function per record kind here, so the two encodings are the same bytes
+/// exactly when the file holds what was written. (The sessions' counts and the sequence's
+/// bookkeeping are summaries, not records, and are not chained.)
+///
+/// Each record is chained in seq order: `hash = SHA-256(previous hash || record bytes)`,
+/// starting from 32 zero bytes.
+package struct ChainEncoder {
+    /// The bytes of the record being encoded.
+    package private(set) var bytes: [UInt8] = []
+    /// Whether to encode at all (a journal that does not chain skips the work).
+    package let isEnabled: Bool
+
+    package init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+        bytes.reserveCapacity(128)
+    }
+
+    /// The record kinds, as their first byte.
+    package enum Kind: UInt8 {
+        case sessionStarted = 1, sessionEnded, treeChange, handlerAdded, handlerRemoved, handlerMatched, raise,
+            unattended, call, undelivered, trouble
+    }
+
+    private mutating func start(_ kind: Kind, seq: Int) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(kind.rawValue)
+        varint(UInt64(bitPattern: Int64(seq)))
+    }
+
+    private mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    private mutating func int(_ value: Int?) {
+        guard let value else { return bytes.append(0) }
+        bytes.append(1)
+        // Zigzag, so that small negative numbers stay short.
+        varint(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))))
+    }
+
+    private mutating func real(_ value: Double?) {
+        guard let value else { return bytes.append(0) }
+        bytes.append(3)
+        let bits = value.bitPattern
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    private mutating func text<Bytes: Collection<UInt8>>(utf8 value: Bytes?) {
+        guard let value else { return bytes.append(0) }
+        bytes.append(2)
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    private mutating func text(_ value: String?) {
+        text(utf8: value?.utf8)
+    }
+
+    // MARK: One function per record kind
+
+    package mutating func sessionStarted(
+        seq: Int, startedAt: Double, process: String, host: String, appVersion: String?
+    ) {
+        guard isEnabled else { return }
+        start(.sessionStarted, seq: seq)
+        real(startedAt)
+        text(process)
+        text(host)
+        text(appVersion)
+    }
+
+    package mutating func sessionEnded(seq: Int, session: Int, endedAt: Double?) {
+        guard isEnabled else { return }
+        start(.sessionEnded, seq: seq)
+        int(session)
+        real(endedAt)
+    }
+
+    /// A tree change, with the paths it gave (node, path; in node order), the session of a
+    /// created node, and who released the node (the event and handler number), if a handler did.
+    package mutating func treeChange(
+        seq: Int, node: Int, change: Int, parent: Int?, position: Int?, name: String?, session: Int?,
+        paths: [(node: Int, path: String)], releasedBy: (event: Int, handler: Int)?
+    ) {
+        guard isEnabled else { return }
+        start(.treeChange, seq: seq)
+        int(node)
+        int(change)
+        int(parent)
+        int(position)
+        text(name)
+        int(session)
+        varint(UInt64(paths.count))
+        for entry in paths {
+            int(entry.node)
+            text(entry.path)
+        }
+        int(releasedBy?.event)
+        int(releasedBy?.handler)
+    }
+
+    package mutating func handlerAdded(
+        seq: Int, number: Int, node: Int, eventType: String?, channel: Int, phases: Int, label: String,
+        file: String, line: Int
+    ) {
+        guard isEnabled else { return }
+        start(.handlerAdded, seq: seq)
+        int(number)
+        int(node)
+        text(eventType)
+        int(channel)
+        int(phases)
+        text(label)
+        text(file)
+        int(line)
+    }
+
+    package mutating func handlerRemoved(seq: Int, handler: Int) {
+        guard isEnabled else { return }
+        start(.handlerRemoved, seq: seq)
+        int(handler)
+    }
+
+    package mutating func handlerMatched(seq: Int, number: Int, eventType: String?) {
+        guard isEnabled else { return }
+        start(.handlerMatched, seq: seq)
+        int(number)
+        text(eventType)
+    }
+
+    /// A raise with how it ended (`finishedBack` and the rest are `nil` when it never did).
+    package mutating func raise<Payload: Collection<UInt8>>(
+        seq: Int, session: Int, eventType: String?, kind: Int, origin: Int, mode: Int, payload: Payload?,
+        finishedBack: Int?, result: Int?, raisedMicroseconds: Int?, cause: Int?, transformedFrom: Int?,
+        stopHandler: Int?, stopNode: Int?, stopPhase: Int?, message: String?, lostCalls: Int, onFailure: Int
+    ) {
+        start(.raise, seq: seq)
+        int(session)
+        text(eventType)
+        int(kind)
+        int(origin)
+        int(mode)
+        text(utf8: payload)
+        int(finishedBack)
+        int(result)
+        int(raisedMicroseconds)
+        int(cause)
+        int(transformedFrom)
+        int(stopHandler)
+        int(stopNode)
+        int(stopPhase)
+        text(message)
+        int(lostCalls)
+        int(onFailure)
+    }
+
+    package mutating func unattended(seq: Int, event: Int) {
+        guard isEnabled else { return }
+        start(.unattended, seq: seq)
+        int(event)
+    }
+
+    package mutating func call(
+        seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?, detail: String?
+    ) {
+        guard isEnabled else { return }
+        start(.call, seq: seq)
+        int(handler)
+        int(code)
+        int(nanoseconds)
+        int(offsetMicroseconds)
+        text(detail)
+    }
+
+    /// An undelivered step, with the numbers of the handlers whose calls it lost (ascending).
+    package mutating func undelivered(
+        seq: Int, event: Int, node: Int, phase: Int, lostCalls: Int, lostHandlers: [Int]
+    ) {
+        guard isEnabled else { return }
+        start(.undelivered, seq: seq)
+        int(event)
+        int(node)
+        int(phase)
+        int(lostCalls)
+        varint(UInt64(lostHandlers.count))
+        for handler in lostHandlers { int(handler) }
+    }
+
+    package mutating func trouble(seq: Int, session: Int?, at: Double, kind: String, message: String, records: Int) {
+        guard isEnabled else { return }
+        start(.trouble, seq: seq)
+        int(session)
+        real(at)
+        text(kind)
+        text(message)
+        int(records)
+    }
+}
+
+/// The running hash of a chain of records.
+package struct ChainHash: Sendable, Equatable {
+    /// The hash after the last record chained (32 zero bytes before the first).
+    package private(set) var value: [UInt8]
+
+    /// The hash that starts every chain.
+    package static let start = ChainHash(value: Array(repeating: 0, count: 32))
+
+    package init(value: [UInt8]) {
+        self.value = value
+    }
+
+    /// Chains one record's bytes.
+    ///
+    /// - Returns: The record's tag: the first two bytes of the new hash, which the
+    ///   checkpoint keeps for each record so that `verify` can name the first bad one.
+    @discardableResult
+    package mutating func chain(_ record: [UInt8]) -> (UInt8, UInt8) {
+        var hasher = SHA256()
+        hasher.update(data: value)
+        hasher.update(data: record)
+        value = Array(hasher.finalize())
+        return (value[0], value[1])
+    }
+
+    /// The hash in lowercase hex.
+    package var hex: String {
+        value.map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+}

@@ -1,0 +1,177 @@
+import Crypto
+import EventTree
+@testable import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+/// Collects the checkpoints a writer hands out.
+final class Checkpoints: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [JournalCheckpoint] = []
+    func append(_ checkpoint: JournalCheckpoint) { lock.withLock { kept.append(checkpoint) } }
+    var all: [JournalCheckpoint] { lock.withLock { kept } }
+}
+
+@Suite struct VerifyTests {
+    /// Writes the recording script's session into a closed journal at `path`; returns the
+    /// checkpoints handed out.
+    @discardableResult
+    static func record(_ path: String, payload: Int = 1, options: JournalOptions = JournalOptions()) throws -> [JournalCheckpoint] {
+        let checkpoints = Checkpoints()
+        var options = options
+        options.onCheckpoint = { checkpoints.append($0) }
+        let journal = try Journal(path: path, options: options)
+        let nodes = try JournalRecordingTests.script(journal)
+        let bus = nodes[0].bus
+        nodes[0].raise(Ping(n: payload))
+        bus.end()
+        try journal.close()
+        withExtendedLifetime(nodes) {}
+        return checkpoints.all
+    }
+
+    /// The seqs of the chained records, in order.
+    static func chainedSeqs(_ path: String) throws -> [Int] {
+        let stream = try JournalReader(path: path).chainRecords()
+        var seqs: [Int] = []
+        while let record = stream.current {
+            seqs.append(record.seq)
+            try stream.advance()
+        }
+        return seqs
+    }
+
+    static func verify(_ path: String, expecting head: JournalHead? = nil) throws -> JournalVerification {
+        try JournalVerifier(journal: path).verify(expectedHead: head)
+    }
+
+    @Test func anUntouchedJournalIsIntactAndItsHeadIsTheLastCheckpointHandedOut() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/intact.eventtree"
+            let checkpoints = try Self.record(path)
+            let report = try Self.verify(path)
+            #expect(report.isIntact)
+            #expect(report.unchained == 0)
+            #expect(report.records == (try Self.chainedSeqs(path)).count)
+            #expect(report.head == checkpoints.last?.head)
+            #expect(report.line == "intact: \(report.records) records in \(report.checkpoints) checkpoint\(report.checkpoints == 1 ? "" : "s") match the hash chain; head \(report.head!)")
+            #expect(try Self.verify(path, expecting: checkpoints.first!.head).isIntact)
+        }
+    }
+
+    @Test func aChangedRowIsNamedByItsSeq() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/changed.eventtree"
+            try Self.record(path)
+            let seq = try #require(Int(try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 1 OFFSET 3")[0]))
+            execute(path, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = \(seq)")
+            let report = try Self.verify(path)
+            #expect(report.firstBadSeq == seq)
+            #expect(report.line.hasPrefix("altered at seq \(seq): it was changed, inserted or moved"))
+            // A changed payload, a changed path, a changed label: each named by its record's seq.
+            try Self.record(path + "2")
+            let event = try #require(Int(try lines(path + "2", "SELECT event_id FROM j_events ORDER BY event_id LIMIT 1 OFFSET 2")[0]))
+            execute(path + "2", "UPDATE j_events SET payload = '{\"n\":9}' WHERE event_id = \(event)")
+            #expect(try Self.verify(path + "2").firstBadSeq == event)
+            try Self.record(path + "3")
+            let since = try #require(Int(try lines(path + "3", "SELECT max(since_seq) FROM j_node_paths")[0]))
+            execute(path + "3", "UPDATE j_node_paths SET path = 'app/elsewhere' WHERE since_seq = \(since)")
+            #expect(try Self.verify(path + "3").firstBadSeq == since)
+        }
+    }
+
+    @Test func aRemovedRowIsNamedByTheRecordAfterIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/removed.eventtree"
+            try Self.record(path)
+            let seqs = try Self.chainedSeqs(path)
+            let seq = try #require(Int(try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 1 OFFSET 2")[0]))
+            let next = try #require(seqs.first { $0 > seq })
+            execute(path, "DELETE FROM j_calls WHERE seq = \(seq)")
+            #expect(try Self.verify(path).firstBadSeq == next)
+        }
+    }
+
+    @Test func anInsertedRowIsNamedByItsSeq() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/inserted.eventtree"
+            try Self.record(path)
+            let seqs = try Self.chainedSeqs(path)
+            // A free seq between two records.
+            let free = try #require(zip(seqs, seqs.dropFirst()).first { $1 - $0 > 1 }).0 + 1
+            let event = try #require(Int(try lines(path, "SELECT max(event_id) FROM j_events WHERE event_id < \(free)")[0]))
+            execute(path, "INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES (\(free), 1, \((free - event) << 5 | 1 << 3 | 1), 5, 0)")
+            #expect(try Self.verify(path).firstBadSeq == free)
+            // An orphan detail row (it belongs to no call) is named too.
+            try Self.record(path + "2")
+            execute(path + "2", "INSERT INTO j_call_details (seq, text) VALUES (\(free), 'forged')")
+            #expect(try Self.verify(path + "2").firstBadSeq == free)
+        }
+    }
+
+    @Test func reorderedRowsAreNamedByTheFirstThatMoved() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/reordered.eventtree"
+            try Self.record(path)
+            let calls = try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 2 OFFSET 4").compactMap(Int.init)
+            execute(path, """
+                UPDATE j_calls SET seq = -1 WHERE seq = \(calls[0]);
+                UPDATE j_calls SET seq = \(calls[0]) WHERE seq = \(calls[1]);
+                UPDATE j_calls SET seq = \(calls[1]) WHERE seq = -1;
+                """)
+            #expect(try Self.verify(path).firstBadSeq == calls[0])
+        }
+    }
+
+    @Test func aJournalCutShortAtACheckpointNeedsTheHeadKeptOutsideIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/cut.eventtree"
+            let checkpoints = try Self.record(path)
+            let head = try #require(checkpoints.last?.head)
+            // Remove the last checkpoint and every record after the one before it: what is
+            // left is a consistent chain, so only the head kept elsewhere can tell.
+            let keep = try #require(Int(try lines(path, "SELECT upto_seq FROM j_chain ORDER BY upto_seq DESC LIMIT 1 OFFSET 1")[0]))
+            execute(path, """
+                DELETE FROM j_chain WHERE upto_seq > \(keep); DELETE FROM j_calls WHERE seq > \(keep);
+                DELETE FROM j_call_details WHERE seq > \(keep); DELETE FROM j_undelivered WHERE seq > \(keep);
+                DELETE FROM j_event_details WHERE event_id > \(keep); DELETE FROM j_events WHERE event_id > \(keep);
+                UPDATE j_event_details SET unattended_seq = NULL WHERE unattended_seq > \(keep);
+                UPDATE j_sessions SET ended_seq = NULL, ended_at = NULL WHERE ended_seq > \(keep);
+                DELETE FROM j_trouble WHERE seq > \(keep);
+                """)
+            #expect(try Self.verify(path).isIntact)
+            let report = try Self.verify(path, expecting: head)
+            #expect(report.firstBadSeq == keep + 1)
+            #expect(report.line.contains("the journal's chain ends at seq \(keep), before the expected head \(head)"))
+        }
+    }
+
+    @Test func aJournalRewrittenAsAWholeDiffersFromTheHeadKeptOutsideIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let original = try Self.record(directory + "/a.eventtree", payload: 1)
+            // The same session with one different payload, as a forger would write it anew.
+            try Self.record(directory + "/b.eventtree", payload: 2)
+            let head = try #require(original.last?.head)
+            let report = try Self.verify(directory + "/b.eventtree", expecting: head)
+            #expect(!report.isIntact)
+            #expect(report.line.contains("differs from the expected head"))
+        }
+    }
+
+    @Test func signedCheckpointsAreCheckedWithThePublicKey() async throws {
+        try await withTemporaryDirectory { directory in
+            let key = Curve25519.Signing.PrivateKey()
+            var options = JournalOptions()
+            options.checkpointSigningKey = key
+            options.checkpointFile = directory + "/head.txt"
+            let path = directory + "/signed.eventtree"
+            let checkpoints = try Self.record(path, options: options)
+            let stored = try String(contentsOfFile: directory + "/head.txt", encoding: .utf8)
+            #expect(stored == checkpoints.last!.line + "\n")
+            let signature = try #require(checkpoints.last?.signature)
+            #expect(key.publicKey.isValidSignature(signature, for: Data(checkpoints.last!.head.description.utf8)))
+            #expect(!Curve25519.Signing.PrivateKey().publicKey.isValidSignature(signature, for: Data(checkpoints.last!.head.description.utf8)))
+        }
+    }
+}
