@@ -215,6 +215,8 @@ package struct ChainEncoder {
 package struct ChainHash: Sendable, Equatable {
     /// The hash after the last record chained (32 zero bytes before the first).
     package private(set) var value: [UInt8]
+    /// Scratch space: the previous hash and the record, hashed in one call.
+    private var input: [UInt8] = []
 
     /// The hash that starts every chain.
     package static let start = ChainHash(value: Array(repeating: 0, count: 32))
@@ -223,24 +225,34 @@ package struct ChainHash: Sendable, Equatable {
         self.value = value
     }
 
-    /// Chains one record's bytes.
+    /// Chains one record's bytes: the new hash is SHA-256 of the previous one and them.
     ///
     /// - Returns: The record's tag: the first two bytes of the new hash, which the
     ///   checkpoint keeps for each record so that `verify` can name the first bad one.
     @discardableResult
-    package mutating func chain(_ record: [UInt8]) -> (UInt8, UInt8) {
-        var hasher = SHA256()
-        hasher.update(data: value)
-        hasher.update(data: record)
-        value = Array(hasher.finalize())
+    package mutating func chain(_ record: some Collection<UInt8>) -> (UInt8, UInt8) {
+        input.removeAll(keepingCapacity: true)
+        input.append(contentsOf: value)
+        input.append(contentsOf: record)
+        let digest = SHA256.hash(data: input)
+        // Overwritten in place: no allocation per record.
+        digest.withUnsafeBytes { bytes in
+            for index in 0..<32 { value[index] = bytes[index] }
+        }
         return (value[0], value[1])
     }
 
+    /// Equal when the hashes are.
+    package static func == (lhs: ChainHash, rhs: ChainHash) -> Bool { lhs.value == rhs.value }
+
     /// The hash in lowercase hex.
     package var hex: String {
-        value.map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in value {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -377,7 +377,7 @@ final class RowWriter {
 
     /// Keeps the record just encoded until it is chained (once every lower seq is committed).
     private func keepForChain(_ seq: Int) {
-        if encoder.isEnabled { model.unchained.append((seq, encoder.bytes)) }
+        if encoder.isEnabled { model.unchained.append(seq: seq, encoder.bytes) }
     }
 
     /// The chain's head after the last write: the last chained seq and the hash after it.
@@ -392,7 +392,7 @@ final class RowWriter {
             model.chainHead = ChainHash(value: head.hash)
             model.chainedThrough = head.seq
         }
-        model.unchained = unchained
+        for record in unchained { model.unchained.append(seq: record.seq, record.bytes) }
     }
 
     /// Chains, in seq order, every kept record numbered below `settledBelow` (all lower
@@ -400,27 +400,23 @@ final class RowWriter {
     /// checkpoint: the last seq, the count, the hash, and each record's two-byte tag.
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
-        var ready: [(seq: Int, bytes: [UInt8])] = []
-        var rest: [(seq: Int, bytes: [UInt8])] = []
-        for record in model.unchained {
-            if record.seq < settledBelow { ready.append(record) } else { rest.append(record) }
-        }
-        guard !ready.isEmpty else { return }
-        ready.sort { $0.seq < $1.seq }
         var tags: [UInt8] = []
-        tags.reserveCapacity(ready.count * 2)
-        for record in ready {
-            let (first, second) = model.chainHead.chain(record.bytes)
+        var last = 0
+        var head = model.chainHead
+        try model.unchained.take(below: settledBelow) { seq, bytes throws(SQLiteError) in
+            let (first, second) = head.chain(bytes)
             tags.append(first)
             tags.append(second)
+            last = seq
         }
-        try insertChain.bind(ready.last!.seq, at: 1)
-        try insertChain.bind(ready.count, at: 2)
-        try insertChain.bind(blob: model.chainHead.value, at: 3)
+        guard !tags.isEmpty else { return }
+        model.chainHead = head
+        try insertChain.bind(last, at: 1)
+        try insertChain.bind(tags.count / 2, at: 2)
+        try insertChain.bind(blob: head.value, at: 3)
         try insertChain.bind(blob: tags, at: 4)
         try insertChain.run()
-        model.chainedThrough = ready.last!.seq
-        model.unchained = rest
+        model.chainedThrough = last
     }
 
     /// Records the new path of `node` and of every node below it, from `seq` on.

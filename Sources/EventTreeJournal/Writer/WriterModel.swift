@@ -24,7 +24,7 @@ struct WriterModel {
     /// chained (a lower seq may still be on its way from another thread).
     var chainHead = ChainHash.start
     var chainedThrough = 0
-    var unchained: [(seq: Int, bytes: [UInt8])] = []
+    var unchained = UnchainedRecords()
 
     /// Loads what an existing journal already numbered.
     init(loadingFrom db: borrowing Connection) throws(SQLiteError) {
@@ -36,5 +36,31 @@ struct WriterModel {
         while try types.step() {
             if let name = types.text(1) { typeIDs[name] = types.int(0) }
         }
+    }
+}
+
+/// Records written but not chained yet, their bytes in one buffer (no allocation per record).
+struct UnchainedRecords {
+    private(set) var bytes: [UInt8] = []
+    private(set) var entries: [(seq: Int, start: Int, count: Int)] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func append(seq: Int, _ record: [UInt8]) {
+        entries.append((seq, bytes.count, record.count))
+        bytes.append(contentsOf: record)
+    }
+
+    /// Takes out the records numbered below `seq`, in seq order, calling `body` with each.
+    mutating func take(below seq: Int, _ body: (Int, ArraySlice<UInt8>) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        var ready = entries.filter { $0.seq < seq }
+        guard !ready.isEmpty else { return }
+        ready.sort { $0.seq < $1.seq }
+        for entry in ready { try body(entry.seq, bytes[entry.start..<(entry.start + entry.count)]) }
+        var rest = UnchainedRecords()
+        for entry in entries where entry.seq >= seq {
+            rest.append(seq: entry.seq, Array(bytes[entry.start..<(entry.start + entry.count)]))
+        }
+        self = rest
     }
 }
