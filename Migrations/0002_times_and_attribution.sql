@@ -36,6 +36,11 @@ DROP VIEW undelivered_history;
 DROP VIEW event_history;
 DROP VIEW sessions;
 DROP VIEW journal_trouble;
+DROP VIEW tree_changes;
+DROP VIEW handler_registrations;
+
+-- Every code is spelled out: a code the schema does not know reads as NULL, never as a
+-- plausible word.
 
 -- One row per handler call, in seq order (the first half of delivery_history).
 CREATE VIEW call_history AS
@@ -45,12 +50,12 @@ SELECT c.seq AS seq,
        t.name AS event_type,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= c.seq
          ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
-       CASE (c.code >> 3) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END AS phase,
+       CASE (c.code >> 3) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
        h.label AS handler_label,
        h.file || ':' || h.line AS handler_location,
        CASE c.code & 7 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
          WHEN 3 THEN 'consumedImmediately' WHEN 4 THEN 'transformed' WHEN 5 THEN 'answered'
-         ELSE 'failed' END AS outcome,
+         WHEN 6 THEN 'failed' END AS outcome,
        CASE WHEN c.code & 7 = 6 THEN d.text END AS error,
        c.nanos AS duration_ns,
        CASE WHEN c.code & 7 = 5 THEN d.text END AS answer,
@@ -72,7 +77,7 @@ SELECT u.seq AS seq,
        t.name AS event_type,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = u.node_id AND p.since_seq <= e.event_id
          ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
-       CASE u.phase WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' ELSE 'propagate' END AS phase,
+       CASE u.phase WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
        h.label AS handler_label,
        CASE WHEN h.handler_no IS NOT NULL THEN h.file || ':' || h.line END AS handler_location,
        'undelivered' AS outcome,
@@ -101,7 +106,7 @@ SELECT e.event_id AS event_id,
        e.session_id AS session_id,
        t.name AS event_type,
        CASE e.mode WHEN 0 THEN 'bubble' WHEN 1 THEN 'broadcast' WHEN 2 THEN 'dispatch' WHEN 3 THEN 'descend'
-         WHEN 4 THEN 'descend:firstHandler' ELSE 'descend:deepestLevel' END AS mode,
+         WHEN 4 THEN 'descend:firstHandler' WHEN 5 THEN 'descend:deepestLevel' END AS mode,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = e.origin_id AND p.since_seq <= e.event_id
          ORDER BY p.since_seq DESC LIMIT 1) AS origin_path,
        x.cause_id AS cause_event_id,
@@ -111,14 +116,48 @@ SELECT e.event_id AS event_id,
          WHEN e.result IS NULL THEN 'lost'
          WHEN e.result IN (0, 3, 4) AND x.lost_calls > 0 THEN 'lost'
          ELSE CASE e.result WHEN 0 THEN 'delivered' WHEN 1 THEN 'consumed' WHEN 2 THEN 'answered'
-           WHEN 3 THEN 'unanswered' WHEN 4 THEN 'unhandled' ELSE 'failed' END
+           WHEN 3 THEN 'unanswered' WHEN 4 THEN 'unhandled' WHEN 5 THEN 'failed' END
        END AS result,
-       CASE e.kind WHEN 0 THEN 'event' WHEN 1 THEN 'request' ELSE 'error' END AS kind,
+       CASE e.kind WHEN 0 THEN 'event' WHEN 1 THEN 'request' WHEN 2 THEN 'error' END AS kind,
        strftime('%Y-%m-%dT%H:%M:%fZ', s.started_at + e.raised_us / 1000000.0, 'unixepoch') AS raised_at
 FROM j_events e
 JOIN j_sessions s ON s.session_id = e.session_id
 JOIN j_types t ON t.type_id = e.type_id
 LEFT JOIN j_event_details x ON x.event_id = e.event_id;
+
+CREATE VIEW tree_changes AS
+SELECT c.seq AS seq,
+       n.session_id AS session_id,
+       CASE c.change WHEN 0 THEN 'created' WHEN 1 THEN 'attached' WHEN 2 THEN 'detached' WHEN 3 THEN 'moved'
+         WHEN 4 THEN 'renamed' WHEN 5 THEN 'released' END AS change,
+       (SELECT p.path FROM j_node_paths p WHERE p.node_id = c.node_id AND p.since_seq <= c.seq
+         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       (SELECT p.path FROM j_node_paths p WHERE p.node_id = c.parent_id AND p.since_seq <= c.seq
+         ORDER BY p.since_seq DESC LIMIT 1) AS parent_path,
+       c.node_id AS node_id,
+       c.name AS name
+FROM j_changes c
+JOIN j_nodes n ON n.node_id = c.node_id;
+
+CREATE VIEW handler_registrations AS
+SELECT h.handler_id AS handler_id,
+       n.session_id AS session_id,
+       (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= h.handler_id
+         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       t.name AS event_type,
+       rtrim(CASE WHEN h.phases & 1 THEN 'capture,' ELSE '' END
+          || CASE WHEN h.phases & 2 THEN 'target,' ELSE '' END
+          || CASE WHEN h.phases & 4 THEN 'bubble,' ELSE '' END
+          || CASE WHEN h.phases & 8 THEN 'propagate,' ELSE '' END, ',') AS phases,
+       h.label AS label,
+       h.file || ':' || h.line AS location,
+       h.handler_id AS added_seq,
+       h.removed_seq AS removed_seq,
+       CASE h.channel WHEN 0 THEN 'events' WHEN 1 THEN 'errors' END AS channel,
+       h.node_id AS node_id
+FROM j_handlers h
+JOIN j_nodes n ON n.node_id = h.node_id
+LEFT JOIN j_types t ON t.type_id = h.type_id;
 
 CREATE VIEW sessions AS
 SELECT s.session_id AS session_id,

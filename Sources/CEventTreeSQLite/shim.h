@@ -38,4 +38,21 @@ static inline void eventtree_install_checkpoint_policy(sqlite3 *db, int pages) {
     sqlite3_wal_hook(db, eventtree_wal_hook, (void *)(long)pages);
 }
 
+/// A budget of virtual-machine steps for the statements of a connection that reads an
+/// untrusted file: the progress handler counts steps in units of 1,000 and interrupts the
+/// statement (SQLITE_INTERRUPT) past the budget. The reader resets it for each query.
+typedef struct eventtree_budget {
+    long long used;
+    long long limit;
+} eventtree_budget;
+
+static inline int eventtree_budget_step(void *context) {
+    eventtree_budget *budget = (eventtree_budget *)context;
+    return ++budget->used > budget->limit;
+}
+
+static inline void eventtree_install_budget(sqlite3 *db, eventtree_budget *budget) {
+    sqlite3_progress_handler(db, 1000, eventtree_budget_step, budget);
+}
+
 #endif

@@ -46,7 +46,10 @@ public final class Journal: Recorder {
         }
         let identity = try Migrator.identify(db, path: resolved)
         try Migrator.validate(identity, path: resolved, allowEmpty: true)
-        if identity.version > 0 { try Migrator.verifyApplied(db, path: resolved) }
+        if identity.version > 0 {
+            try Migrator.verifyApplied(db, path: resolved)
+            try SchemaCheck.verify(db, version: identity.version, path: resolved)
+        }
         do {
             // "The WAL journaling mode is persistent": set once, it stays with the file.
             try db.execute("PRAGMA journal_mode = WAL")

@@ -25,6 +25,9 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case editedMigration(path: String, version: Int, name: String)
     /// The database is damaged or truncated.
     case corrupt(path: String, detail: String)
+    /// The journal's schema is not what the migrations create (a view, table, index or
+    /// trigger was changed, removed or added): its SQL is not run.
+    case altered(path: String, detail: String)
     /// A record makes no sense (a code out of range, a link to nowhere, a cycle): the
     /// file was damaged or altered at `seq`.
     case damaged(path: String, seq: Int, detail: String)
@@ -63,6 +66,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) was migrated with a different migration \(version) (\(name)) than this binary carries; migrations must never be edited once shipped"
         case let .corrupt(path, detail):
             "\(path) is damaged or truncated: \(detail)"
+        case let .altered(path, detail):
+            "\(path) was altered (\(detail)); it is not read, as its SQL could do anything"
         case let .damaged(path, seq, detail):
             "\(path) is damaged at seq \(seq): \(detail)"
         case let .locked(path, holder):

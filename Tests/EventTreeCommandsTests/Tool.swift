@@ -13,8 +13,11 @@ struct Tool {
         var stderr: String
     }
 
-    /// Runs `executable` with `arguments` in `directory`.
-    static func run(_ arguments: [String], in directory: String? = nil, executable: URL = builtExecutable) throws -> Result {
+    /// Runs `executable` with `arguments` in `directory`; kills it after `timeout` seconds
+    /// (a hang is a failure: status 137).
+    static func run(
+        _ arguments: [String], in directory: String? = nil, executable: URL = builtExecutable, timeout: Double = 60
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -24,6 +27,10 @@ struct Tool {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -20,6 +20,27 @@ public final class JournalReader {
     public let schemaVersion: Int
     let db: Connection
     let cache = ReaderCache()
+    /// Where a private copy is read from (see `init`), removed with the reader.
+    private let privateDirectory: String?
+
+    deinit {
+        if let privateDirectory { try? FileManager.default.removeItem(atPath: privateDirectory) }
+    }
+
+    /// Copies the journal and its -wal into a new private directory.
+    private static func privateCopy(of path: String) throws(JournalError) -> (directory: String, path: String) {
+        let directory = NSTemporaryDirectory() + "eventtree-read-\(UUID().uuidString)"
+        let copy = directory + "/" + (path as NSString).lastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw .io(path: path, operation: "copy (to read its -wal without creating a -shm beside it)", errno: EIO)
+        }
+        return (directory, copy)
+    }
 
     /// Opens `path` for reading.
     ///
@@ -28,20 +49,26 @@ public final class JournalReader {
     public init(path: String) throws(JournalError) {
         let resolved = try JournalFile.resolve(path, forWriting: false)
         self.path = resolved
-        let wal = resolved + "-wal"
-        let hasWAL = FileManager.default.fileExists(atPath: wal)
+        var hasWAL = FileManager.default.fileExists(atPath: resolved + "-wal")
         let hasSHM = FileManager.default.fileExists(atPath: resolved + "-shm")
-        let directory = (resolved as NSString).deletingLastPathComponent
-        if hasWAL && !hasSHM && access(directory, W_OK) != 0 {
-            // SQLite would need to create the -shm index to read the -wal frames; in a
-            // read-only directory it cannot, and committed frames could go unseen.
-            throw .corrupt(path: resolved, detail: "it has a -wal file but no -shm file and its directory is read-only, so committed records could not be read; copy the journal with its -wal file to a writable directory")
+        var readPath = resolved
+        if hasWAL && !hasSHM {
+            // A writer that did not close left its -wal (a crash), or the -shm was removed:
+            // opening in place would make SQLite create a -shm beside a closed journal (or,
+            // in a read-only directory, fail to see the -wal's committed frames). Read a
+            // private copy of the journal and its -wal instead; the file stays untouched.
+            let copy = try Self.privateCopy(of: resolved)
+            privateDirectory = copy.directory
+            readPath = copy.path
+        } else {
+            privateDirectory = nil
         }
+        hasWAL = FileManager.default.fileExists(atPath: readPath + "-wal")
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (hasWAL ? 0 : SQLITE_OPEN_URI)
         // Without a -wal file no writer is active: open it immutable, so that SQLite
         // creates no -shm or -wal file beside it.
-        let name = hasWAL ? resolved : "file:" + Self.uriEncoded(resolved) + "?immutable=1"
-        let db: Connection
+        let name = hasWAL ? readPath : "file:" + Self.uriEncoded(readPath) + "?immutable=1"
+        var db: Connection
         do {
             db = try Self.openDefensively(name, flags: flags)
         } catch {
@@ -49,7 +76,12 @@ public final class JournalReader {
         }
         let identity = try Migrator.identify(db, path: resolved)
         try Migrator.validate(identity, path: resolved, allowEmpty: false)
-        if !hasWAL { try Self.checkNotTruncated(db, path: resolved) }
+        try SchemaCheck.verify(db, version: identity.version, path: resolved)
+        // No query on an untrusted file runs unbounded: a budget in proportion to its size
+        // (a legitimate query reads the file a few times over, not more).
+        let pages = ((try? db.integer("PRAGMA page_count")) ?? nil) ?? 0
+        db.limitSteps(to: max(100_000_000, pages * 20_000))
+        if !hasWAL { try Self.checkNotTruncated(db, path: readPath, reportedAs: resolved) }
         schemaVersion = identity.version
         self.db = db
     }
@@ -68,21 +100,23 @@ public final class JournalReader {
     }
 
     /// A database whose header promises more pages than the file holds was cut short.
-    private static func checkNotTruncated(_ db: borrowing Connection, path: String) throws(JournalError) {
+    private static func checkNotTruncated(
+        _ db: borrowing Connection, path: String, reportedAs reported: String
+    ) throws(JournalError) {
         do {
             let pages = try db.integer("PRAGMA page_count") ?? 0
             let pageSize = try db.integer("PRAGMA page_size") ?? 4096
             var info = stat()
             if stat(path, &info) == 0, Int(info.st_size) < pages * pageSize {
                 throw JournalError.corrupt(
-                    path: path, detail: "the file holds \(info.st_size) bytes but its header promises \(pages * pageSize)")
+                    path: reported, detail: "the file holds \(info.st_size) bytes but its header promises \(pages * pageSize)")
             }
         } catch let error as JournalError {
             throw error
         } catch let error as SQLiteError {
-            throw JournalError(error, path: path)
+            throw JournalError(error, path: reported)
         } catch {
-            throw .corrupt(path: path, detail: "\(error)")
+            throw .corrupt(path: reported, detail: "\(error)")
         }
     }
 

@@ -5,6 +5,8 @@ import CEventTreeSQLite
 /// Used from one thread at a time (the journal's writer, or one reader).
 struct Connection: ~Copyable {
     let handle: OpaquePointer
+    /// The step budget of a connection to an untrusted file (see ``limitSteps(to:)``).
+    private(set) var budget: StepBudget?
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_*`).
     init(path: String, flags: Int32) throws(SQLiteError) {
@@ -44,7 +46,8 @@ struct Connection: ~Copyable {
         // SQLITE_PREPARE_PERSISTENT: the statement is kept and reused for the connection's life.
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else { throw error(status, sql: sql) }
-        return Statement(handle: statement, db: handle, sql: sql)
+        budget?.reset()
+        return Statement(handle: statement, db: handle, sql: sql, budget: budget)
     }
 
     /// The integer a query's first row starts with, or `nil` when it returns no row.
@@ -52,6 +55,15 @@ struct Connection: ~Copyable {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.int(0)
+    }
+
+    /// Interrupts any one query that runs more than `steps` virtual-machine steps: a query
+    /// on an untrusted file never runs unbounded. The count starts over with each prepared
+    /// statement.
+    mutating func limitSteps(to steps: Int) {
+        let budget = StepBudget(limit: steps)
+        eventtree_install_budget(handle, budget.pointer)
+        self.budget = budget
     }
 
     /// How many rows the last INSERT, UPDATE or DELETE changed.

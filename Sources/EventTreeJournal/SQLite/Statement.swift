@@ -5,6 +5,8 @@ struct Statement: ~Copyable {
     let handle: OpaquePointer
     let db: OpaquePointer
     let sql: String
+    /// The connection's step budget, kept alive while the statement may still step.
+    let budget: StepBudget?
 
     deinit {
         sqlite3_finalize(handle)
