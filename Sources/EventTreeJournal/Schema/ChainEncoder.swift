@@ -13,15 +13,40 @@ import Crypto
 ///
 /// Each record is chained in seq order: `hash = SHA-256(previous hash || record bytes)`,
 /// starting from 32 zero bytes.
-package struct ChainEncoder {
-    /// The bytes of the record being encoded.
-    package private(set) var bytes: [UInt8] = []
+package final class ChainEncoder {
+    /// Storage written byte by byte (a plain buffer: no copy-on-write check per byte; the
+    /// encoder is used by one thread), grown as needed.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity = 256
+    private var count = 0
     /// Whether to encode at all (a journal that does not chain skips the work).
     package let isEnabled: Bool
 
     package init(isEnabled: Bool = true) {
         self.isEnabled = isEnabled
-        bytes.reserveCapacity(128)
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The bytes of the record just encoded, valid until the next record is encoded.
+    package var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+    @inline(__always)
+    private func put(_ byte: UInt8) {
+        if count == capacity { grow() }
+        storage[count] = byte
+        count += 1
+    }
+
+    private func grow() {
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+        larger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity *= 2
     }
 
     /// The record kinds, as their first byte.
@@ -30,49 +55,49 @@ package struct ChainEncoder {
             unattended, call, undelivered, trouble
     }
 
-    private mutating func start(_ kind: Kind, seq: Int) {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(kind.rawValue)
+    private func start(_ kind: Kind, seq: Int) {
+        count = 0
+        put(kind.rawValue)
         varint(UInt64(bitPattern: Int64(seq)))
     }
 
-    private mutating func varint(_ value: UInt64) {
+    private func varint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            put(UInt8(truncatingIfNeeded: value) | 0x80)
             value >>= 7
         }
-        bytes.append(UInt8(value))
+        put(UInt8(value))
     }
 
-    private mutating func int(_ value: Int?) {
-        guard let value else { return bytes.append(0) }
-        bytes.append(1)
+    private func int(_ value: Int?) {
+        guard let value else { return put(0) }
+        put(1)
         // Zigzag, so that small negative numbers stay short.
         varint(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))))
     }
 
-    private mutating func real(_ value: Double?) {
-        guard let value else { return bytes.append(0) }
-        bytes.append(3)
+    private func real(_ value: Double?) {
+        guard let value else { return put(0) }
+        put(3)
         let bits = value.bitPattern
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 64, by: 8) { put(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
     }
 
-    private mutating func text<Bytes: Collection<UInt8>>(utf8 value: Bytes?) {
-        guard let value else { return bytes.append(0) }
-        bytes.append(2)
+    private func text<Bytes: Collection<UInt8>>(utf8 value: Bytes?) {
+        guard let value else { return put(0) }
+        put(2)
         varint(UInt64(value.count))
-        bytes.append(contentsOf: value)
+        for byte in value { put(byte) }
     }
 
-    private mutating func text(_ value: String?) {
+    private func text(_ value: String?) {
         text(utf8: value?.utf8)
     }
 
     // MARK: One function per record kind
 
-    package mutating func sessionStarted(
+    package func sessionStarted(
         seq: Int, startedAt: Double, process: String, host: String, appVersion: String?
     ) {
         guard isEnabled else { return }
@@ -83,7 +108,7 @@ package struct ChainEncoder {
         text(appVersion)
     }
 
-    package mutating func sessionEnded(seq: Int, session: Int, endedAt: Double?) {
+    package func sessionEnded(seq: Int, session: Int, endedAt: Double?) {
         guard isEnabled else { return }
         start(.sessionEnded, seq: seq)
         int(session)
@@ -92,7 +117,7 @@ package struct ChainEncoder {
 
     /// A tree change, with the paths it gave (node, path; in node order), the session of a
     /// created node, and who released the node (the event and handler number), if a handler did.
-    package mutating func treeChange(
+    package func treeChange(
         seq: Int, node: Int, change: Int, parent: Int?, position: Int?, name: String?, session: Int?,
         paths: [(node: Int, path: String)], releasedBy: (event: Int, handler: Int)?
     ) {
@@ -113,7 +138,7 @@ package struct ChainEncoder {
         int(releasedBy?.handler)
     }
 
-    package mutating func handlerAdded(
+    package func handlerAdded(
         seq: Int, number: Int, node: Int, eventType: String?, channel: Int, phases: Int, label: String,
         file: String, line: Int
     ) {
@@ -129,13 +154,13 @@ package struct ChainEncoder {
         int(line)
     }
 
-    package mutating func handlerRemoved(seq: Int, handler: Int) {
+    package func handlerRemoved(seq: Int, handler: Int) {
         guard isEnabled else { return }
         start(.handlerRemoved, seq: seq)
         int(handler)
     }
 
-    package mutating func handlerMatched(seq: Int, number: Int, eventType: String?) {
+    package func handlerMatched(seq: Int, number: Int, eventType: String?) {
         guard isEnabled else { return }
         start(.handlerMatched, seq: seq)
         int(number)
@@ -143,7 +168,7 @@ package struct ChainEncoder {
     }
 
     /// A raise with how it ended (`finishedBack` and the rest are `nil` when it never did).
-    package mutating func raise<Payload: Collection<UInt8>>(
+    package func raise<Payload: Collection<UInt8>>(
         seq: Int, session: Int, eventType: String?, kind: Int, origin: Int, mode: Int, payload: Payload?,
         finishedBack: Int?, result: Int?, raisedMicroseconds: Int?, cause: Int?, transformedFrom: Int?,
         stopHandler: Int?, stopNode: Int?, stopPhase: Int?, message: String?, lostCalls: Int, onFailure: Int
@@ -168,13 +193,13 @@ package struct ChainEncoder {
         int(onFailure)
     }
 
-    package mutating func unattended(seq: Int, event: Int) {
+    package func unattended(seq: Int, event: Int) {
         guard isEnabled else { return }
         start(.unattended, seq: seq)
         int(event)
     }
 
-    package mutating func call(
+    package func call(
         seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?, detail: String?
     ) {
         guard isEnabled else { return }
@@ -187,7 +212,7 @@ package struct ChainEncoder {
     }
 
     /// An undelivered step, with the numbers of the handlers whose calls it lost (ascending).
-    package mutating func undelivered(
+    package func undelivered(
         seq: Int, event: Int, node: Int, phase: Int, lostCalls: Int, lostHandlers: [Int]
     ) {
         guard isEnabled else { return }
@@ -200,7 +225,7 @@ package struct ChainEncoder {
         for handler in lostHandlers { int(handler) }
     }
 
-    package mutating func trouble(seq: Int, session: Int?, at: Double, kind: String, message: String, records: Int) {
+    package func trouble(seq: Int, session: Int?, at: Double, kind: String, message: String, records: Int) {
         guard isEnabled else { return }
         start(.trouble, seq: seq)
         int(session)

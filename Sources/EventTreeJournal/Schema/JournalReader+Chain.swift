@@ -36,17 +36,17 @@ extension JournalReader {
     package func chainRecords(from seq: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
         let from: [JournalValue] = [.integer(seq)]
         var sources: [JournalStream<ChainedRecord>] = []
-        var encoder = ChainEncoder()
+        let encoder = ChainEncoder()
 
         func stream(
-            _ sql: String, _ encode: @escaping (JournalRow, inout ChainEncoder) throws(JournalError) -> Void
+            _ sql: String, _ encode: @escaping (JournalRow, ChainEncoder) throws(JournalError) -> Void
         ) throws(JournalError) -> JournalStream<ChainedRecord> {
             let rows = try cursor(sql, from)
             return try JournalStream { () throws(JournalError) in
                 guard rows.hasRow else { return nil }
                 let seq = rows.row.int(0)
-                try encode(rows.row, &encoder)
-                let record = ChainedRecord(seq: seq, bytes: encoder.bytes)
+                try encode(rows.row, encoder)
+                let record = ChainedRecord(seq: seq, bytes: Array(encoder.bytes))
                 try rows.advance()
                 return record
             }

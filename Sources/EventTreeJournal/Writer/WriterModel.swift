@@ -46,7 +46,7 @@ struct UnchainedRecords {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    mutating func append(seq: Int, _ record: [UInt8]) {
+    mutating func append(seq: Int, _ record: some Collection<UInt8>) {
         entries.append((seq, bytes.count, record.count))
         bytes.append(contentsOf: record)
     }
