@@ -50,7 +50,7 @@ func writeBatches(_ recorder: BatchRecorder, to path: String, options: JournalOp
     options.capacity = max(options.capacity, recorder.batches.reduce(0) { $0 + $1.0.count } + 1)
     let journal = try Journal(path: path, options: options)
     let seconds = try timed {
-        for (records, session) in recorder.batches { journal.record(records, session: session) }
+        for (records, session) in recorder.batches { _ = journal.record(records, session: session) }
         try journal.flush()
     }
     try journal.close()

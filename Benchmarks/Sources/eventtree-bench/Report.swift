@@ -2,6 +2,16 @@ import Foundation
 
 /// The printed report: target rows with ok/MISS, workload rows, scaling rows.
 struct Report {
+    /// A marginal instruction count with its floor (CI fails above it) and target.
+    struct Instruction {
+        let name: String
+        let value: Double
+        let floor: Double
+        let target: Double
+
+        var status: String { value <= target ? "ok (target met)" : value <= floor ? "ok" : "MISS" }
+    }
+
     struct Target {
         let measure: String
         let ours: String
@@ -14,6 +24,8 @@ struct Report {
     }
 
     var targets: [Target] = []
+    /// Marginal instruction counts (callgrind), checked against their floors.
+    var instructions: [Instruction] = []
     var workloads: [[String]] = []
     var scaling: [[String]] = []
     var counts: [[String]] = []
@@ -54,6 +66,14 @@ struct Report {
         text += table(
             ["measure", "ours", "baseline", "ratio (min–max)", "floor", "target", ""],
             targets.map { [$0.measure, $0.ours, $0.baseline, $0.ratio, $0.floor, $0.target, $0.status] })
+        if !instructions.isEmpty {
+            text += "\nInstructions (callgrind, marginal per unit; deterministic, checked in CI)\n"
+            text += table(
+                ["measure", "instructions", "floor", "target", ""],
+                instructions.map {
+                    [$0.name, String(format: "%.0f", $0.value), String(format: "≤ %.0f", $0.floor), String(format: "≤ %.0f", $0.target), $0.status]
+                })
+        }
         if !counts.isEmpty {
             text += "\nDeterministic counts (checked in CI)\n" + table(["count", "value", "limit", ""], counts)
         }

@@ -4,6 +4,7 @@
 //   swift run -c release --package-path Benchmarks eventtree-bench --quick    smoke pass (CI)
 //   … --filter writer       only the measures whose name contains "writer"
 //   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
+//   … --instructions        marginal instruction counts under callgrind, checked against floors
 import CBenchSupport
 import EventTree
 import Foundation
@@ -19,6 +20,22 @@ if let path = option("--replay-child") {
 }
 if let steps = option("--scaling-child").flatMap(Int.init) {
     try Scaling.child(steps: steps)
+    exit(0)
+}
+
+if let profile = option("--instructions-child") {
+    try Instructions.runProfile(profile, count: option("--count").flatMap(Int.init) ?? 1_000)
+    exit(0)
+}
+if arguments.contains("--instructions") {
+    var report = Report()
+    try Instructions.measure(into: &report)
+    print(report.printed())
+    let failures = report.instructions.filter { $0.status == "MISS" }
+    if !failures.isEmpty {
+        print("instruction counts above their floors:\n" + failures.map { "  \($0.name): \(Int($0.value)) > \(Int($0.floor))" }.joined(separator: "\n"))
+        exit(1)
+    }
     exit(0)
 }
 

@@ -1,0 +1,135 @@
+import EventTree
+import EventTreeJournal
+import Foundation
+
+/// Marginal instruction counts per raise or per call, measured with callgrind: each case
+/// runs in a child process at two iteration counts, and the difference of the two totals
+/// divided by the extra iterations is what one more iteration costs. Instruction counts
+/// repeat to 0.01 % from run to run (unlike wall time on a shared machine), so CI checks
+/// them against floors.
+enum Instructions {
+    /// One measured case: what it runs, how its marginal count is divided, and its floor.
+    struct Case {
+        let name: String
+        let profile: String
+        /// Handler calls (or route nodes) per iteration, to turn per-raise into per-call.
+        let divisor: Int
+        /// Count the raising (main) thread only, rather than the whole process.
+        let raisingThreadOnly: Bool
+        let floor: Double
+        let target: Double
+    }
+
+    static let cases: [Case] = [
+        Case(name: "per handler call, one node x 10 handlers, no recorder", profile: "delivery", divisor: 10,
+             raisingThreadOnly: false, floor: 250, target: 125),
+        Case(name: "per raise, one node x 1 handler, no recorder", profile: "delivery1", divisor: 1,
+             raisingThreadOnly: false, floor: 1_500, target: 700),
+        Case(name: "per node on the route without a matching handler", profile: "chain", divisor: 32,
+             raisingThreadOnly: false, floor: 40, target: 15),
+        Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
+             raisingThreadOnly: true, floor: 400, target: 200),
+        Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
+             raisingThreadOnly: false, floor: 3_000, target: 1_700),
+    ]
+
+    /// Runs the profile `name` `count` times (in the child process).
+    static func runProfile(_ name: String, count: Int) throws {
+        switch name {
+        case "delivery":
+            let node = flatNode(on: EventBus())
+            for index in 0..<count { node.raise(Ping(n: index)) }
+        case "delivery1":
+            let node = flatNode(on: EventBus(), handlers: 1)
+            for index in 0..<count { node.raise(Ping(n: index)) }
+        case "chain", "chain-short":
+            // A chain of 33 nodes (or 1) with a handler at the root only, raised at the leaf:
+            // the difference between the two is 32 nodes without a matching handler.
+            let bus = EventBus()
+            let root = EventNode("root", bus: bus)
+            root.on(Ping.self, label: "root") { _, _ in .handled }
+            var leaf = root
+            var nodes = [root]
+            for index in 0..<(name == "chain" ? 32 : 0) {
+                leaf = EventNode("n\(index)", parent: leaf)
+                nodes.append(leaf)
+            }
+            for index in 0..<count { leaf.raise(Ping(n: index)) }
+            withExtendedLifetime(nodes) {}
+        case "journal":
+            let journal = try Journal(path: freshPath("instructions.eventtree"))
+            let node = flatNode(on: EventBus(recorder: journal))
+            for index in 0..<count { node.raise(Ping(n: index)) }
+            try journal.close()
+        default:
+            print("unknown profile \(name)")
+        }
+    }
+
+    /// Measures every case under callgrind and adds the results to `report`.
+    static func measure(into report: inout Report, small: Int = 2_000, large: Int = 12_000) throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        // valgrind 3.19 cannot read the DWARF 5 the toolchain writes: count a stripped copy.
+        let stripped = freshPath("eventtree-bench-stripped")
+        try? FileManager.default.removeItem(atPath: stripped)
+        try FileManager.default.copyItem(atPath: executable, toPath: stripped)
+        _ = run("/usr/bin/strip", ["--strip-debug", stripped])
+        for item in cases {
+            // The chain case subtracts a one-node chain, so that only the 32 extra nodes count.
+            let baseline = item.profile == "chain" ? "chain-short" : item.profile
+            let few = try count(stripped, item.profile, small, item.raisingThreadOnly)
+            let many = try count(stripped, item.profile == "chain" ? baseline : item.profile, large, item.raisingThreadOnly)
+            let marginal: Double
+            if item.profile == "chain" {
+                let long = try count(stripped, "chain", large, false)
+                marginal = Double(long - many) / Double(large) / Double(item.divisor)
+                _ = few
+            } else {
+                marginal = Double(many - few) / Double(large - small) / Double(item.divisor)
+            }
+            report.instructions.append(.init(name: item.name, value: marginal, floor: item.floor, target: item.target))
+        }
+    }
+
+    /// Total instructions of one run (the main thread's alone when asked).
+    private static func count(_ executable: String, _ profile: String, _ iterations: Int, _ mainThreadOnly: Bool) throws -> Int {
+        let output = freshPath("callgrind-\(profile)-\(iterations).out")
+        let status = run("/usr/bin/valgrind", [
+            "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=\(output)",
+            executable, "--instructions-child", profile, "--count", "\(iterations)",
+        ])
+        guard status == 0 else { throw BenchError.failed("valgrind exited with \(status) for \(profile)") }
+        let directory = (output as NSString).deletingLastPathComponent
+        let base = (output as NSString).lastPathComponent
+        var total = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasPrefix(base) {
+            // With --separate-threads, thread 1 (the main thread) is the file ending in -01.
+            if mainThreadOnly && !file.hasSuffix("-01") { continue }
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }) {
+                total += Int(line.split(separator: " ").last ?? "0") ?? 0
+            }
+            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+        }
+        return total
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+enum BenchError: Error {
+    case failed(String)
+}
