@@ -5,7 +5,8 @@ struct Delivery {
     let bus: EventBus
     let snapshot: Topology
     let generation: Int
-    let route: [RouteStep<Int>]
+    /// The route, walked step by step as delivery goes (nothing built up front).
+    private var walk: RouteWalk<LiveRouteTree>?
     let channel: HandlerRegistration.Channel
     let policy: FailurePolicy
     /// For a request: whether a value is of its `Answer` type. `nil` for events and errors.
@@ -25,10 +26,13 @@ struct Delivery {
     /// The events a transform produced, in order.
     private var transforms: [EventID] = []
 
-    private var stepIndex = -1
+    private var stepSlot = -1
     private var stepCore: NodeCore?
     private var stepPhase = Phase.target
+    /// The step's handlers: the dispatch plan of the carried type (already matched by type
+    /// and channel), or, after a transform within the step, the node's whole list.
     private var handlers: [HandlerEntry] = []
+    private var handlersAreMatched = true
     private var handlerIndex = 0
     /// The rules of outcomes, fed every call (shared with replay).
     private var verdict: RouteVerdict<HandlerSite>
@@ -37,14 +41,18 @@ struct Delivery {
     private var answer: (any Sendable)?
 
     init(
-        bus: EventBus, snapshot: Topology, generation: Int, route: [RouteStep<Int>], raised: RaisedEvent,
+        bus: EventBus, snapshot: Topology, generation: Int, origin: Int?, raised: RaisedEvent,
         box: AnyEventBox, typeIndex: Int, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
         self.bus = bus
         self.snapshot = snapshot
         self.generation = generation
-        self.route = route
+        walk = origin.map { origin in
+            RouteWalk(
+                from: origin, mode: raised.mode,
+                in: LiveRouteTree(topology: snapshot, box: box, typeIndex: typeIndex, channel: raised.payload.channel))
+        }
         self.first = raised
         self.current = raised
         self.box = box
@@ -54,7 +62,7 @@ struct Delivery {
         self.answerCheck = answerCheck
         self.batch = batch
         self.isOutermost = isOutermost
-        verdict = RouteVerdict(channel: raised.payload.channel, isRequest: raised.kind == .request, policy: policy)
+        verdict = RouteVerdict(channel: raised.payload.channel, isRequest: answerCheck != nil, policy: policy)
     }
 
     /// A raise a call requires before the route may continue. Indirect, so that the
@@ -80,13 +88,17 @@ struct Delivery {
                 }
                 let entry = handlers[handlerIndex]
                 handlerIndex += 1
-                if entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex) { return entry }
+                if handlersAreMatched {
+                    // The plan matched type and channel: only the phase and removal remain.
+                    if entry.phases.contains(stepPhase) && !entry.isRemoved { return entry }
+                } else if entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex) {
+                    return entry
+                }
                 continue
             }
             if verdict.stopsAfterStep { break }
-            stepIndex += 1
-            guard stepIndex < route.count else { break }
-            startStep()
+            guard let step = walk?.next() else { break }
+            startStep(step)
         }
         stepCore = nil
         return nil
@@ -102,21 +114,22 @@ struct Delivery {
     /// Takes the handler list of the next step: the raise's snapshot while nothing has
     /// changed since, otherwise the live list (so a handler added during delivery runs
     /// from the next step on).
-    private mutating func startStep() {
-        let step = route[stepIndex]
+    private mutating func startStep(_ step: RouteStep<Int>) {
         handlerIndex = 0
+        handlersAreMatched = true
+        stepSlot = step.node
         stepPhase = step.phase
         let core = snapshot.cores[step.node]
         if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
             stepCore = core
-            handlers = snapshot.handlers[step.node]
-        } else if let core, let live = bus.liveHandlers(of: core) {
+            handlers = snapshot.plan(for: step.node, type: typeIndex)
+        } else if let core, let live = bus.livePlan(of: core, type: typeIndex) {
             stepCore = core
             handlers = live
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
             if let core {
-                let lost = snapshot.handlers[step.node].filter { $0.expects(step.phase, channel, box, typeIndex: typeIndex) }
+                let lost = snapshot.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
                 record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
             }
             stepCore = nil
@@ -124,11 +137,22 @@ struct Delivery {
         }
     }
 
-    /// Where `entry` is acting now.
-    private func site(_ entry: HandlerEntry) -> HandlerSite {
+    /// After a transform within a step, the rest of the step's handlers are the node's
+    /// whole list after `entry`, matched against the new type one by one.
+    private mutating func continueStepWithAllHandlers(after entry: HandlerEntry) {
+        guard let core = stepCore else { return }
+        let all = bus.generation.load(ordering: .acquiring) == generation
+            ? snapshot.handlers[stepSlot] : (bus.liveHandlers(of: core) ?? [])
+        handlers = all
+        handlersAreMatched = false
+        handlerIndex = (all.firstIndex { $0 === entry } ?? all.count - 1) + 1
+    }
+
+    /// Where `entry` acts in a step of `phase`.
+    private static func site(_ entry: HandlerEntry, _ phase: Phase) -> HandlerSite {
         HandlerSite(
             handler: entry.id, label: entry.registration.label, fileID: entry.registration.fileID,
-            line: entry.registration.line, node: entry.core.id, phase: stepPhase)
+            line: entry.registration.line, node: entry.core.id, phase: phase)
     }
 
     /// Applies what a call returned; returns the raise that must run before the route goes on.
@@ -141,13 +165,15 @@ struct Delivery {
             answer = value
             detail = .answer(value)
         }
-        let effect = verdict.apply(outcome.kind, by: site(entry))
+        let phase = stepPhase
+        let effect = verdict.apply(outcome.kind, by: Self.site(entry, phase))
         if batch != nil {
             recordCall(entry, outcome: outcome.kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail)
         }
         switch (effect, outcome) {
         case (.transform, .transformed(let event)):
             transform(into: event)
+            continueStepWithAllHandlers(after: entry)
             return nil
         case (.convert, .transformed(let event)):
             return .convert(event, at: entry.core, cause: current.id)
@@ -167,7 +193,8 @@ struct Delivery {
     /// Records a failed call; on the event channel its error must then be raised.
     mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
-        verdict.apply(.failed, by: site(entry))
+        let phase = stepPhase
+        verdict.apply(.failed, by: Self.site(entry, phase))
         recordCall(entry, outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
         return channel == .events ? .reportError(error, at: entry.core, cause: current.id) : nil
     }

@@ -24,7 +24,7 @@ extension EventBus {
         var log = FactLog(sequence: sequence, isRecording: recording, opensBatch: isOutermost)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
-            transformedFrom: nil, policy: policy, raisedAt: raisedAt, log: &log)
+            transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil, log: &log)
         let snapshot = state.topology
         let generation = generation.load(ordering: .relaxed)
         let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
@@ -39,19 +39,15 @@ extension EventBus {
             batch = recording ? RecordBatch(records: log.records) : nil
         }
 
-        let route: [RouteStep<Int>]
-        if isLive {
-            let tree = LiveRouteTree(topology: snapshot, box: box, typeIndex: typeIndex, channel: payload.channel)
-            route = Router.route(from: origin.slot, mode: mode, in: tree)
-        } else {
+        if !isLive {
             // Raised at a released node: nothing can be reached from it.
-            route = []
             batch?.records.append(FactRecord(
                 seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(
-            bus: self, snapshot: snapshot, generation: generation, route: route, raised: raised, box: box,
-            typeIndex: typeIndex, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+            bus: self, snapshot: snapshot, generation: generation, origin: isLive ? origin.slot : nil, raised: raised,
+            box: box, typeIndex: typeIndex, policy: policy, answerCheck: answerCheck, batch: batch,
+            isOutermost: isOutermost)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -64,7 +60,7 @@ extension EventBus {
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: old.origin, mode: old.mode, cause: old.cause, transformedFrom: old.id,
-            policy: old.policy, raisedAt: raisedAt, log: &log)
+            policy: old.policy, raisedAt: raisedAt, isRequest: old.kind == .request, log: &log)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
         return (raised, box, typeIndex)
@@ -74,17 +70,22 @@ extension EventBus {
     /// handlers match it), takes the raise's number, and records the raise.
     private func openRaise(
         _ payload: RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
-        transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, log: inout FactLog
+        transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, isRequest: Bool, log: inout FactLog
     ) -> (RaisedEvent, typeIndex: Int) {
         // A type's first meeting with its handlers is a change to shared state: other
         // threads' raises of the type depend on it, so it goes to the recorder now.
         var meeting = FactLog(sequence: sequence, isRecording: log.isRecording, opensBatch: true)
+        let known = state.seenTypes.count
         let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &meeting)
+        // A new type gave every plan a new entry: snapshots taken before (a delivery that
+        // transforms into this type) must read the live plans from now on.
+        if state.seenTypes.count != known { generation.add(1, ordering: .releasing) }
         emitChange(meeting)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
             id: id, typeName: type.name, payload: payload, origin: origin, mode: mode, cause: cause,
-            transformedFrom: transformedFrom, policy: policy, raisedAt: log.isRecording ? raisedAt : 0)
+            transformedFrom: transformedFrom, policy: policy, raisedAt: log.isRecording ? raisedAt : 0,
+            isRequest: isRequest)
         log.record(.raised(raised), numbered: id.rawValue)
         return (raised, type.index)
     }

@@ -41,12 +41,19 @@ extension EventBus {
             types[key] = info
             lastType = (key, info)
             seenTypes.append((channel, box, info))
-            for list in topology.handlers {
-                for entry in list where entry.channel == channel && entry.registration.eventType != nil && entry.matches(box) {
+            for slot in topology.handlers.indices where !topology.handlers[slot].isEmpty {
+                let plan = topology.handlers[slot].filter { $0.channel == channel && $0.matches(box) }
+                topology.plans[slot].append(plan)
+                for entry in plan where entry.registration.eventType != nil {
                     log.record(.handlerMatched(entry.id, eventType: info.name))
                 }
             }
             return info
+        }
+
+        /// Rebuilds the dispatch plans of `slot` after its handlers changed.
+        mutating func rebuildPlans(of slot: Int) {
+            topology.rebuildPlans(of: slot, types: seenTypes.map { ($0.channel, $0.sample) })
         }
     }
 }

@@ -71,6 +71,7 @@ extension EventBus {
             state.topology.unlink(slot)
             state.topology.children[slot] = []
             state.topology.handlers[slot] = []
+            state.topology.plans[slot] = []
             state.topology.cores[slot] = nil
             state.topology.freeSlots.append(slot)
             return handlers
@@ -98,6 +99,7 @@ extension EventBus {
                 log.record(.handlerRemoved(id))
             } else {
                 state.topology.handlers[core.slot].append(entry)
+                state.rebuildPlans(of: core.slot)
                 generation.add(1, ordering: .releasing)
                 if eventType != nil {
                     for seen in state.seenTypes where seen.channel == channel && entry.matches(seen.sample) {
@@ -115,11 +117,21 @@ extension EventBus {
             generation.add(1, ordering: .releasing)
             log.record(.handlerRemoved(entry.id))
             let slot = entry.core.slot
-            if state.topology.cores[slot] === entry.core { state.topology.handlers[slot].removeAll { $0 === entry } }
+            if state.topology.cores[slot] === entry.core {
+                state.topology.handlers[slot].removeAll { $0 === entry }
+                state.rebuildPlans(of: slot)
+            }
         }
     }
 
     /// The node's handler list as it is now, or `nil` when the node is released.
+    /// The live dispatch plan of `core` for the type numbered `type`, unless it was released.
+    func livePlan(of core: NodeCore, type: Int) -> [HandlerEntry]? {
+        lock.withLock {
+            state.topology.cores[core.slot] === core && !core.isReleased ? state.topology.plan(for: core.slot, type: type) : nil
+        }
+    }
+
     func liveHandlers(of core: NodeCore) -> [HandlerEntry]? {
         lock.withLock {
             state.topology.cores[core.slot] === core && !core.isReleased ? state.topology.handlers[core.slot] : nil

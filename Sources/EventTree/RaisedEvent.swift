@@ -20,11 +20,16 @@ public final class RaisedEvent: Sendable {
     /// When it was raised, on the bus clock's monotonic nanoseconds (0 when the bus does
     /// not record).
     public let raisedAt: Int
+    /// What kind of raise this is: an error on the error channel, a request when raised
+    /// with ``EventNode/request(_:mode:onFailure:isolation:)`` (which expects an answer),
+    /// an event otherwise.
+    public let kind: Kind
 
     /// Creates a description.
     public init(
         id: EventID, typeName: String, payload: Payload, origin: NodeID, mode: DeliveryMode,
-        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue, raisedAt: Int = 0
+        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue, raisedAt: Int = 0,
+        isRequest: Bool = false
     ) {
         self.id = id
         self.typeName = typeName
@@ -35,13 +40,9 @@ public final class RaisedEvent: Sendable {
         self.transformedFrom = transformedFrom
         self.policy = policy
         self.raisedAt = raisedAt
-    }
-
-    /// What kind of raise this is.
-    public var kind: Kind {
         switch payload {
-        case .event(let event): event is any EventRequest ? .request : .event
-        case .error: .error
+        case .event: kind = isRequest ? .request : .event
+        case .error: kind = .error
         }
     }
 

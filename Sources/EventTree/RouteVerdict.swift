@@ -55,7 +55,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// - Returns: What the caller must do beyond stopping (see ``isStopped`` and
     ///   ``stopsAfterStep``).
     @discardableResult
-    public mutating func apply(_ outcome: Outcome.Kind, by handler: Handler) -> Effect {
+    public mutating func apply(_ outcome: Outcome.Kind, by handler: @autoclosure () -> Handler) -> Effect {
         if outcome.isActing { acted = true }
         if outcome.isActing && outcome != .failed { actedWithoutFailing = true }
         switch outcome {
@@ -63,27 +63,27 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
             return .goOn
         case .consumed:
             guard !ignoresConsumption else { return .goOn }
-            if stop == nil { stop = (handler, outcome) }
+            if stop == nil { stop = (handler(), outcome) }
             stopsAfterStep = true
             return .goOn
         case .consumedImmediately:
             guard !ignoresConsumption else { return .goOn }
-            if stop == nil { stop = (handler, outcome) }
+            if stop == nil { stop = (handler(), outcome) }
             isStopped = true
             return .goOn
         case .transformed:
             guard channel == .errors else { return .transform }
-            stop = (handler, outcome)
+            stop = (handler(), outcome)
             isStopped = true
             return .convert
         case .answered:
-            stop = (handler, outcome)
+            stop = (handler(), outcome)
             isStopped = true
             return .goOn
         case .failed:
-            if firstFailure == nil { firstFailure = handler }
+            if firstFailure == nil { firstFailure = handler() }
             if policy == .stop {
-                if stop == nil { stop = (handler, outcome) }
+                if stop == nil { stop = (handler(), outcome) }
                 isStopped = true
             }
             return .goOn

@@ -1,12 +1,13 @@
 /// Computes routes: the one definition of the delivery rules.
 ///
-/// Inlinable, so that each caller (live delivery, replay) gets a version specialized for its
-/// tree type; the rules are still written once, here.
+/// ``RouteWalk`` yields a route's steps one at a time, so that live delivery walks the
+/// route as it goes (ancestors are found on the fly; nothing is built up front) and stops
+/// where the event stops; ``route(from:mode:in:)`` collects the same steps into an array
+/// for replay. Both are inlinable, so that each caller gets a version specialized for its
+/// tree type; the rules are still written once, in ``RouteWalk/next()``.
 ///
-/// ``route(from:mode:in:)`` is a pure function of a tree, an origin and a mode. Live
-/// delivery calls it on a snapshot of the bus's tree taken when the event is raised;
-/// replay calls it on a tree rebuilt from a journal. Its cost is proportional to the
-/// length of the route it returns (plus, for filtered `descend` routes, the part of the
+/// A route is a pure function of a tree, an origin and a mode. Its cost is proportional
+/// to the length of the route (plus, for filtered `descend` routes, the part of the
 /// subtree it has to look at): bubbling up a deep tree never walks the whole tree.
 public enum Router {
     /// The ordered steps an event raised at `origin` with `mode` visits.
@@ -22,56 +23,114 @@ public enum Router {
     ) -> [RouteStep<Tree.Node>] {
         var steps: [RouteStep<Tree.Node>] = []
         steps.reserveCapacity(8)
-        switch mode {
-        case .bubble:
-            steps.append(RouteStep(node: origin, phase: .target))
-            appendAncestors(of: origin, phase: .bubble, in: tree, to: &steps)
-        case .dispatch:
-            appendAncestors(of: origin, phase: .capture, in: tree, to: &steps)
-            steps.reverse()
-            steps.append(RouteStep(node: origin, phase: .target))
-            appendAncestors(of: origin, phase: .bubble, in: tree, to: &steps)
-        case .broadcast:
-            steps.append(RouteStep(node: origin, phase: .target))
-            appendAncestors(of: origin, phase: .bubble, in: tree, to: &steps)
-            let root = steps[steps.count - 1].node
-            steps.append(RouteStep(node: root, phase: .propagate))
-            appendDescendants(of: root, in: tree, to: &steps)
-        case .descend(let filter):
-            steps.append(RouteStep(node: origin, phase: .target))
-            switch filter {
-            case .everyLevel:
-                appendDescendants(of: origin, in: tree, to: &steps)
-            case .firstHandler:
-                appendFirstHandlers(below: origin, in: tree, to: &steps)
-            case .deepestLevel:
-                appendDeepestHandlerLevel(below: origin, in: tree, to: &steps)
-            }
-        }
+        var walk = RouteWalk(from: origin, mode: mode, in: tree)
+        while let step = walk.next() { steps.append(step) }
         return steps
     }
+}
 
-    /// Appends the origin's ancestors, nearest first.
+/// The steps of one route, one at a time (see ``Router``).
+///
+/// - `bubble`: target at the origin, then bubble at each ancestor, nearest first.
+/// - `dispatch`: capture at each ancestor from the root down, target, then bubble up.
+/// - `broadcast`: target, bubble up to the root, then propagate from the root through every
+///   node of its tree, depth-first, pre-order, children in attach order.
+/// - `descend`: target, then propagate through the origin's descendants: every level, the
+///   first node with a matching handler on each branch, or the deepest level that has one.
+public struct RouteWalk<Tree: RouteTree> {
+    @usableFromInline let tree: Tree
+    @usableFromInline let origin: Tree.Node
+    @usableFromInline let mode: DeliveryMode
+    @usableFromInline var stage: Stage = .start
+    /// The node of the last step of the upward walk (bubble), to go on from.
+    @usableFromInline var node: Tree.Node
+    /// Dispatch: the ancestors, root first, still to capture.
+    @usableFromInline var capture: [Tree.Node] = []
+    /// Descendants still to visit: each level's children and where the walk is in them.
+    @usableFromInline var pending: [(children: [Tree.Node], next: Int)] = []
+    /// `descend(.deepestLevel)`: the nodes of the deepest level that has a handler.
+    @usableFromInline var deepest: [Tree.Node] = []
+
+    @usableFromInline
+    enum Stage {
+        case start, capturing, bubbling, propagating, deepest, done
+    }
+
+    /// A walk over the route of an event raised at `origin` with `mode` in `tree`.
     @inlinable
-    static func appendAncestors<Tree: RouteTree>(
-        of origin: Tree.Node, phase: Phase, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
-    ) {
-        var node = origin
-        while let parent = tree.parent(of: node) {
-            steps.append(RouteStep(node: parent, phase: phase))
-            node = parent
+    public init(from origin: Tree.Node, mode: DeliveryMode, in tree: Tree) {
+        self.tree = tree
+        self.origin = origin
+        self.mode = mode
+        node = origin
+    }
+
+    /// The next step, or `nil` at the end of the route.
+    @inlinable
+    public mutating func next() -> RouteStep<Tree.Node>? {
+        switch stage {
+        case .start:
+            if case .dispatch = mode {
+                var ancestor = tree.parent(of: origin)
+                while let current = ancestor {
+                    capture.append(current)
+                    ancestor = tree.parent(of: current)
+                }
+                if !capture.isEmpty {
+                    stage = .capturing
+                    return RouteStep(node: capture.removeLast(), phase: .capture)
+                }
+            }
+            return target()
+        case .capturing:
+            if let next = capture.popLast() { return RouteStep(node: next, phase: .capture) }
+            return target()
+        case .bubbling:
+            if let parent = tree.parent(of: node) {
+                node = parent
+                return RouteStep(node: parent, phase: .bubble)
+            }
+            // At the root: a broadcast propagates from it.
+            guard case .broadcast = mode else { return finish() }
+            startPropagating(below: node)
+            return RouteStep(node: node, phase: .propagate)
+        case .propagating:
+            return nextDescendant()
+        case .deepest:
+            guard !deepest.isEmpty else { return finish() }
+            return RouteStep(node: deepest.removeFirst(), phase: .propagate)
+        case .done:
+            return nil
         }
     }
 
-    /// Walks the strict descendants of `top` depth-first, pre-order, children in attach
-    /// order, calling `visit` with each node and its depth (children of `top` are depth 1).
-    /// `visit` returns whether to walk below the node.
+    /// The target step, and what follows it.
     @inlinable
-    static func walkDescendants<Tree: RouteTree>(
-        of top: Tree.Node, in tree: Tree, _ visit: (Tree.Node, Int) -> Bool
-    ) {
+    mutating func target() -> RouteStep<Tree.Node> {
+        switch mode {
+        case .bubble, .dispatch, .broadcast:
+            stage = .bubbling
+        case .descend(.deepestLevel):
+            deepest = deepestHandlerLevel(below: origin)
+            stage = .deepest
+        case .descend:
+            startPropagating(below: origin)
+        }
+        return RouteStep(node: origin, phase: .target)
+    }
+
+    @inlinable
+    mutating func startPropagating(below top: Tree.Node) {
+        let children = tree.children(of: top)
+        if !children.isEmpty { pending.append((children, 0)) }
+        stage = .propagating
+    }
+
+    /// The next strict descendant on the walk (depth-first, pre-order, attach order);
+    /// with `descend(.firstHandler)`, only the first node with a handler on each branch.
+    @inlinable
+    mutating func nextDescendant() -> RouteStep<Tree.Node>? {
         // An explicit stack: a deep tree must not overflow the thread's stack.
-        var pending: [(children: [Tree.Node], next: Int)] = [(tree.children(of: top), 0)]
         while let last = pending.indices.last {
             let (children, next) = pending[last]
             guard next < children.count else {
@@ -80,48 +139,45 @@ public enum Router {
             }
             pending[last].next = next + 1
             let node = children[next]
-            if visit(node, pending.count) {
-                let below = tree.children(of: node)
-                if !below.isEmpty { pending.append((below, 0)) }
+            if case .descend(.firstHandler) = mode, tree.hasPropagateHandler(at: node) {
+                // The branch stops at its first node with a handler.
+                return RouteStep(node: node, phase: .propagate)
             }
+            let below = tree.children(of: node)
+            if !below.isEmpty { pending.append((below, 0)) }
+            if case .descend(.firstHandler) = mode { continue }
+            return RouteStep(node: node, phase: .propagate)
         }
+        return finish()
     }
 
+    /// The deepest level below `top` (depth-first order) that has a node with a handler.
     @inlinable
-    static func appendDescendants<Tree: RouteTree>(
-        of top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
-    ) {
-        walkDescendants(of: top, in: tree) { node, _ in
-            steps.append(RouteStep(node: node, phase: .propagate))
-            return true
-        }
-    }
-
-    @inlinable
-    static func appendFirstHandlers<Tree: RouteTree>(
-        below top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
-    ) {
-        walkDescendants(of: top, in: tree) { node, _ in
-            guard tree.hasPropagateHandler(at: node) else { return true }
-            steps.append(RouteStep(node: node, phase: .propagate))
-            return false
-        }
-    }
-
-    @inlinable
-    static func appendDeepestHandlerLevel<Tree: RouteTree>(
-        below top: Tree.Node, in tree: Tree, to steps: inout [RouteStep<Tree.Node>]
-    ) {
-        var deepest = 0
+    func deepestHandlerLevel(below top: Tree.Node) -> [Tree.Node] {
+        var deepestDepth = 0
         var levels: [(node: Tree.Node, depth: Int)] = []
-        walkDescendants(of: top, in: tree) { node, depth in
+        var stack: [(children: [Tree.Node], next: Int)] = [(tree.children(of: top), 0)]
+        while let last = stack.indices.last {
+            let (children, next) = stack[last]
+            guard next < children.count else {
+                stack.removeLast()
+                continue
+            }
+            stack[last].next = next + 1
+            let node = children[next]
+            let depth = stack.count
             levels.append((node, depth))
-            if depth > deepest, tree.hasPropagateHandler(at: node) { deepest = depth }
-            return true
+            if depth > deepestDepth, tree.hasPropagateHandler(at: node) { deepestDepth = depth }
+            let below = tree.children(of: node)
+            if !below.isEmpty { stack.append((below, 0)) }
         }
-        guard deepest > 0 else { return }
-        for entry in levels where entry.depth == deepest {
-            steps.append(RouteStep(node: entry.node, phase: .propagate))
-        }
+        guard deepestDepth > 0 else { return [] }
+        return levels.filter { $0.depth == deepestDepth }.map(\.node)
+    }
+
+    @inlinable
+    mutating func finish() -> RouteStep<Tree.Node>? {
+        stage = .done
+        return nil
     }
 }

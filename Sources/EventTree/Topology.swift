@@ -11,6 +11,12 @@ struct Topology {
     var cores: [NodeCore?] = []
     /// Handlers registered on each slot, in registration order.
     var handlers: [[HandlerEntry]] = []
+    /// Dispatch plans: for each slot with handlers, for each type the bus has met (by its
+    /// number), the slot's handlers that match the type and its channel, in registration
+    /// order. Rebuilt when a slot's handlers change or a type is met for the first time, so
+    /// that a step neither casts nor filters by type: a slot without handlers costs a
+    /// bounds check.
+    var plans: [[[HandlerEntry]]] = []
     /// Slots free for reuse.
     var freeSlots: [Int] = []
 
@@ -21,7 +27,23 @@ struct Topology {
         children.append([])
         cores.append(nil)
         handlers.append([])
+        plans.append([])
         return parents.count - 1
+    }
+
+    /// The handlers of `slot` that match the type numbered `type` (see ``plans``).
+    @inline(__always)
+    func plan(for slot: Int, type: Int) -> [HandlerEntry] {
+        let plans = plans[slot]
+        return type < plans.count ? plans[type] : []
+    }
+
+    /// Rebuilds the plans of `slot` for every type met so far.
+    mutating func rebuildPlans(of slot: Int, types: [(channel: HandlerRegistration.Channel, sample: AnyEventBox)]) {
+        let entries = handlers[slot]
+        plans[slot] = entries.isEmpty ? [] : types.map { type in
+            entries.filter { $0.channel == type.channel && $0.matches(type.sample) }
+        }
     }
 
     /// Whether `ancestor` is `slot` or above it.
@@ -80,6 +102,6 @@ struct LiveRouteTree: RouteTree {
     func children(of node: Int) -> [Int] { topology.children[node] }
 
     func hasPropagateHandler(at node: Int) -> Bool {
-        topology.handlers[node].contains { $0.listens(in: .propagate, channel: channel, to: box, typeIndex: typeIndex) }
+        topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
     }
 }
