@@ -76,6 +76,7 @@ struct Delivery {
 
     /// Advances to the next handler that should be called, or returns `nil` when the
     /// route is done. ``context(for:)`` describes the call.
+    @inline(__always)
     mutating func nextHandler() -> HandlerEntry? {
         while !verdict.isStopped {
             if handlerIndex < handlers.count, let core = stepCore {
@@ -105,6 +106,7 @@ struct Delivery {
     }
 
     /// What the handler about to be called is told.
+    @inline(__always)
     func context(for entry: HandlerEntry) -> HandlerContext {
         HandlerContext(
             eventID: current.id, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
@@ -156,6 +158,7 @@ struct Delivery {
     }
 
     /// Applies what a call returned; returns the raise that must run before the route goes on.
+    @inline(__always)
     mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         var detail: HandlerCall.Detail?
         if case .answered(let value) = outcome {
