@@ -4,7 +4,10 @@
 /// journal recorded, so both apply the very same rules.
 ///
 /// `Handler` is whatever identifies a call's handler to the caller (a ``HandlerSite`` live,
-/// a recorded handler in replay).
+/// a recorded handler in replay). Inlinable (and frozen), so that each caller gets a copy
+/// specialized for its handler type: replay feeds it millions of calls. Its state is
+/// public for that reason; change it only through ``apply(_:by:)``.
+@frozen
 public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// The channel the route travels on.
     public let channel: HandlerRegistration.Channel
@@ -17,19 +20,20 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
 
     /// The handler that stopped the route (consumed, answered, converted, failed under
     /// policy `stop`) and how.
-    public private(set) var stop: (handler: Handler, outcome: Outcome.Kind)?
+    public var stop: (handler: Handler, outcome: Outcome.Kind)?
     /// The first handler that failed.
-    public private(set) var firstFailure: Handler?
+    public var firstFailure: Handler?
     /// Whether any call acted (a failure counts).
-    public private(set) var acted = false
+    public var acted = false
     /// Whether any call acted without failing (what catching an error means).
-    public private(set) var actedWithoutFailing = false
+    public var actedWithoutFailing = false
     /// The route stops once the current step's remaining handlers have run.
-    public private(set) var stopsAfterStep = false
+    public var stopsAfterStep = false
     /// The route stops now: not even the current node's remaining handlers run.
-    public private(set) var isStopped = false
+    public var isStopped = false
 
     /// A verdict before any call.
+    @inlinable
     public init(
         channel: HandlerRegistration.Channel, isRequest: Bool, policy: FailurePolicy, ignoresConsumption: Bool = false
     ) {
@@ -54,7 +58,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     ///
     /// - Returns: What the caller must do beyond stopping (see ``isStopped`` and
     ///   ``stopsAfterStep``).
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func apply(_ outcome: Outcome.Kind, by handler: @autoclosure () -> Handler) -> Effect {
         if outcome.isActing { acted = true }
         if outcome.isActing && outcome != .failed { actedWithoutFailing = true }
@@ -94,6 +98,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// handler stopped the route; otherwise `failed` when any call failed; otherwise, for a
     /// request, `unanswered`; otherwise `delivered` when some handler acted (on the error
     /// channel: acted without failing) and `unhandled` when none did.
+    @inlinable
     public var status: RaiseStatus.Kind {
         if let stop {
             switch stop.outcome {
@@ -108,10 +113,12 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     }
 
     /// Whether nobody acted on the event (a dead letter) or caught the error.
+    @inlinable
     public var isUnattended: Bool {
         channel == .errors ? !actedWithoutFailing : !acted
     }
 
     /// The handler the result names: the one that stopped the route, or the first failure.
+    @inlinable
     public var namedHandler: Handler? { stop?.handler ?? firstFailure }
 }
