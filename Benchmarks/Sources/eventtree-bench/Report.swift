@@ -8,8 +8,11 @@ struct Report {
         let value: Double
         let floor: Double
         let target: Double
+        let guardLimit: Double
 
-        var status: String { value <= target ? "ok (target met)" : value <= floor ? "ok" : "MISS" }
+        var status: String {
+            value <= target ? "ok (target met)" : value <= floor ? "ok" : value <= guardLimit ? "MISS (within guard)" : "MISS (above guard)"
+        }
     }
 
     struct Target {
@@ -69,9 +72,10 @@ struct Report {
         if !instructions.isEmpty {
             text += "\nInstructions (callgrind, marginal per unit; deterministic, checked in CI)\n"
             text += table(
-                ["measure", "instructions", "floor", "target", ""],
+                ["measure", "instructions", "floor", "target", "CI guard", ""],
                 instructions.map {
-                    [$0.name, String(format: "%.0f", $0.value), String(format: "≤ %.0f", $0.floor), String(format: "≤ %.0f", $0.target), $0.status]
+                    [$0.name, String(format: "%.0f", $0.value), String(format: "≤ %.0f", $0.floor), String(format: "≤ %.0f", $0.target),
+                     String(format: "≤ %.0f", $0.guardLimit), $0.status]
                 })
         }
         if !counts.isEmpty {

@@ -31,9 +31,11 @@ if arguments.contains("--instructions") {
     var report = Report()
     try Instructions.measure(into: &report)
     print(report.printed())
-    let failures = report.instructions.filter { $0.status == "MISS" }
+    // CI fails when a count rises above its guard (the hot path got more expensive);
+    // counts between the floor and the guard are reported as MISS, not failed.
+    let failures = report.instructions.filter { $0.value > $0.guardLimit }
     if !failures.isEmpty {
-        print("instruction counts above their floors:\n" + failures.map { "  \($0.name): \(Int($0.value)) > \(Int($0.floor))" }.joined(separator: "\n"))
+        print("instruction counts above their CI guard:\n" + failures.map { "  \($0.name): \(Int($0.value)) > \(Int($0.guardLimit))" }.joined(separator: "\n"))
         exit(1)
     }
     exit(0)
