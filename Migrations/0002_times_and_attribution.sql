@@ -55,7 +55,7 @@ SELECT c.seq AS seq,
        h.file || ':' || h.line AS handler_location,
        CASE c.code & 7 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
          WHEN 3 THEN 'consumedImmediately' WHEN 4 THEN 'transformed' WHEN 5 THEN 'answered'
-         WHEN 6 THEN 'failed' END AS outcome,
+         WHEN 6 THEN 'failed' WHEN 7 THEN 'transformedError' END AS outcome,
        CASE WHEN c.code & 7 = 6 THEN d.text END AS error,
        c.nanos AS duration_ns,
        CASE WHEN c.code & 7 = 5 THEN d.text END AS answer,

@@ -161,6 +161,9 @@ struct Delivery {
     @inline(__always)
     mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         var detail: HandlerCall.Detail?
+        if case .transformedError = outcome, channel != .errors {
+            return fail(entry, with: DeliveryError.errorTransformOnEventChannel(label: entry.registration.label), startedAt: startedAt, nanoseconds: nanoseconds)
+        }
         if case .answered(let value) = outcome {
             if let failure = answerError(for: value) {
                 return fail(entry, with: failure, startedAt: startedAt, nanoseconds: nanoseconds)
@@ -175,7 +178,11 @@ struct Delivery {
         }
         switch (effect, outcome) {
         case (.transform, .transformed(let event)):
-            transform(into: event)
+            transform(into: .event(event))
+            continueStepWithAllHandlers(after: entry)
+            return nil
+        case (.transform, .transformedError(let error)):
+            transform(into: .error(error))
             continueStepWithAllHandlers(after: entry)
             return nil
         case (.convert, .transformed(let event)):
@@ -203,8 +210,8 @@ struct Delivery {
     }
 
     /// From the next handler on, the route carries `event` under a new id.
-    private mutating func transform(into event: any Event) {
-        let (raised, box, typeIndex) = bus.openTransform(of: current, into: event, batch: batch)
+    private mutating func transform(into payload: RaisedEvent.Payload) {
+        let (raised, box, typeIndex) = bus.openTransform(of: current, into: payload, batch: batch)
         transforms.append(raised.id)
         current = raised
         self.box = box

@@ -52,8 +52,9 @@ extension EventBus {
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
     /// origin, mode, cause and policy.
-    func openTransform(of old: RaisedEvent, into event: any Event, batch: RecordBatch?) -> (RaisedEvent, AnyEventBox, Int) {
-        let payload = RaisedEvent.Payload.event(event)
+    func openTransform(
+        of old: RaisedEvent, into payload: RaisedEvent.Payload, batch: RecordBatch?
+    ) -> (RaisedEvent, AnyEventBox, Int) {
         let box = payload.makeBox()
         let raisedAt = batch != nil ? clock.nanoseconds() : 0
         lock.lock()
@@ -96,8 +97,8 @@ extension EventBus {
         delivery.recordEnd()
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
-            let hook = lock.withLock { isError ? state.unhandledErrorHook : state.deadLetterHook }
-            hook?(delivery.first)
+            let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }
+            for (_, hook) in hooks { hook(delivery.first) }
         }
         var recording = RecordingStatus.notRecorded
         if let batch = delivery.batch {

@@ -3,8 +3,10 @@ extension EventBus {
     struct State {
         var topology = Topology()
         var isEnded = false
-        var deadLetterHook: (@Sendable (RaisedEvent) -> Void)?
-        var unhandledErrorHook: (@Sendable (RaisedEvent) -> Void)?
+        /// Hooks by kind, in registration order, each with the number its token removes.
+        var deadLetterHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []
+        var unhandledErrorHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []
+        var nextHook = 1
         /// The event and error types raised so far, by channel and box type.
         var types: [TypeKey: TypeInfo] = [:]
         /// The last type looked up: most raises repeat the previous one's type, and a

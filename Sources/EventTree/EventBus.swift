@@ -68,15 +68,47 @@ public final class EventBus: @unchecked Sendable {
     // MARK: Hooks
 
     /// Calls `hook` for every event or request that no handler acted on, once, before
-    /// the raise returns. Replaces any earlier hook.
-    public func onDeadLetter(_ hook: @escaping @Sendable (RaisedEvent) -> Void) {
-        lock.withLock { state.deadLetterHook = hook }
+    /// the raise returns. Hooks add up: every registered hook is called, in order.
+    ///
+    /// - Returns: A token that removes this hook.
+    @discardableResult
+    public func onDeadLetter(_ hook: @escaping @Sendable (RaisedEvent) -> Void) -> HookToken {
+        lock.withLock {
+            defer { state.nextHook += 1 }
+            state.deadLetterHooks.append((state.nextHook, hook))
+            return HookToken(number: state.nextHook, bus: self)
+        }
     }
 
     /// Calls `hook` for every error that no error handler caught, once, before the raise
-    /// that produced it returns. Replaces any earlier hook.
-    public func onUnhandledError(_ hook: @escaping @Sendable (RaisedEvent) -> Void) {
-        lock.withLock { state.unhandledErrorHook = hook }
+    /// that produced it returns. Hooks add up: every registered hook is called, in order.
+    ///
+    /// - Returns: A token that removes this hook.
+    @discardableResult
+    public func onUnhandledError(_ hook: @escaping @Sendable (RaisedEvent) -> Void) -> HookToken {
+        lock.withLock {
+            defer { state.nextHook += 1 }
+            state.unhandledErrorHooks.append((state.nextHook, hook))
+            return HookToken(number: state.nextHook, bus: self)
+        }
+    }
+
+    func removeHook(_ number: Int) {
+        lock.withLock {
+            state.deadLetterHooks.removeAll { $0.number == number }
+            state.unhandledErrorHooks.removeAll { $0.number == number }
+        }
+    }
+
+    /// The path `node` has now, or `nil` when no node of this bus has that id any more
+    /// (it was released, or is of another bus): for status texts and hooks that name a
+    /// node by id, such as ``HandlerContext/origin``. The journal keeps released nodes'
+    /// paths.
+    public func path(of node: NodeID) -> String? {
+        lock.withLock {
+            guard let slot = state.topology.cores.firstIndex(where: { $0?.id == node }) else { return nil }
+            return state.topology.path(of: slot)
+        }
     }
 
     // MARK: Recording

@@ -53,14 +53,18 @@ extension EventNode {
     }
 
     /// Registers an error handler: it sees errors of type `type` reported at or below
-    /// this node (by ``report(_:)``, or thrown by handlers).
+    /// this node (by ``report(_:isolation:)``, or thrown by handlers). `type` may be a
+    /// protocol (`(any Alertable).self`): every error conforming to it matches, as with
+    /// ``on(_:phases:label:fileID:line:_:)``.
     ///
-    /// Return ``Outcome/handled`` or ``Outcome/consumed`` to catch the error, or
-    /// ``Outcome/transformed(_:)`` to convert it into an ordinary event raised from this
-    /// node in bubble mode. An error handler that throws is recorded as failed and does not
-    /// catch the error (nothing is raised for its own error, so errors cannot loop).
+    /// Return ``Outcome/handled`` or ``Outcome/consumed`` to catch the error;
+    /// ``Outcome/transformedError(_:)`` to go on with another error (later error handlers
+    /// see it, typed ones by its type); or ``Outcome/transformed(_:)`` to convert it into
+    /// an ordinary event raised from this node in bubble mode. An error handler that throws
+    /// is recorded as failed and does not catch the error (nothing is raised for its own
+    /// error, so errors cannot loop).
     @discardableResult
-    public func onError<E: Error>(
+    public func onError<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome

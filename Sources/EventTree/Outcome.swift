@@ -16,6 +16,10 @@ public enum Outcome: Sendable {
     /// gets its own id linked to the old one. From an error handler this *converts* the
     /// error: it stops, and `event` is raised from the converting node in bubble mode.
     indirect case transformed(any Event)
+    /// From an error handler: from the next error handler on (this node's included) the
+    /// route carries `error` instead, under a new id linked to the old one; typed error
+    /// handlers match its type. Unlike ``transformed(_:)``, the error goes on as an error.
+    indirect case transformedError(any Error)
     /// The answer to a ``EventRequest``: stops the route at once and is returned to the raiser.
     /// Only requests can be answered, and only with their `Answer` type.
     indirect case answered(any Sendable)
@@ -28,6 +32,7 @@ public enum Outcome: Sendable {
         case .consumed: .consumed
         case .consumedImmediately: .consumedImmediately
         case .transformed: .transformed
+        case .transformedError: .transformedError
         case .answered: .answered
         }
     }
@@ -46,6 +51,8 @@ public enum Outcome: Sendable {
         case transformed
         /// See ``Outcome/answered(_:)``.
         case answered
+        /// See ``Outcome/transformedError(_:)``.
+        case transformedError
         /// The handler threw (or could not run, or answered wrongly).
         case failed
 

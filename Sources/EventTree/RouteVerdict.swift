@@ -80,6 +80,10 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
             stop = (handler(), outcome)
             isStopped = true
             return .convert
+        case .transformedError:
+            // Only an error handler transforms an error; the live delivery turns any other
+            // into a failed call before it gets here.
+            return .transform
         case .answered:
             stop = (handler(), outcome)
             isStopped = true

@@ -18,6 +18,7 @@ package enum JournalCodes {
         case .transformed: 4
         case .answered: 5
         case .failed: 6
+        case .transformedError: 7
         }
     }
 
