@@ -100,6 +100,16 @@ public final class EventBus: @unchecked Sendable {
         }
     }
 
+    /// The node whose path is `path` now, if one is in the tree (and its owner keeps it).
+    public func node(atPath path: String) -> EventNode? {
+        lock.withLock {
+            for (slot, core) in state.topology.cores.enumerated() {
+                if let core, state.topology.path(of: slot) == path { return core.handle }
+            }
+            return nil
+        }
+    }
+
     /// The path `node` has now, or `nil` when no node of this bus has that id any more
     /// (it was released, or is of another bus): for status texts and hooks that name a
     /// node by id, such as ``HandlerContext/origin``. The journal keeps released nodes'

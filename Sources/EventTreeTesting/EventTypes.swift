@@ -10,7 +10,9 @@ import Foundation
 /// ```
 public struct EventTypes: Sendable {
     typealias Raiser = @Sendable (Data, EventNode, DeliveryMode, FailurePolicy) throws -> RaiseResult
+    typealias AsyncRaiser = @Sendable (Data, EventNode, DeliveryMode, FailurePolicy) async throws -> RaiseResult
     private var raisers: [String: Raiser] = [:]
+    private var asyncRaisers: [String: AsyncRaiser] = [:]
 
     /// An empty registry: ``NamedEvent`` is always known.
     public init() {
@@ -22,12 +24,18 @@ public struct EventTypes: Sendable {
         raisers[E.eventTypeName] = { data, node, mode, policy in
             node.raise(try JSONDecoder().decode(E.self, from: data), mode: mode, onFailure: policy)
         }
+        asyncRaisers[E.eventTypeName] = { data, node, mode, policy in
+            await node.raiseAsync(try JSONDecoder().decode(E.self, from: data), mode: mode, onFailure: policy)
+        }
     }
 
     /// Registers a request type; it is re-raised as a request.
     public mutating func register<R: EventRequest>(_ type: R.Type) {
         raisers[R.eventTypeName] = { data, node, mode, policy in
             node.request(try JSONDecoder().decode(R.self, from: data), mode: mode, onFailure: policy).raise
+        }
+        asyncRaisers[R.eventTypeName] = { data, node, mode, policy in
+            await node.requestAsync(try JSONDecoder().decode(R.self, from: data), mode: mode, onFailure: policy).raise
         }
     }
 
@@ -39,5 +47,13 @@ public struct EventTypes: Sendable {
     ) throws -> RaiseResult? {
         guard let raiser = raisers[typeName] else { return nil }
         return try raiser(Data(payload.utf8), node, mode, policy)
+    }
+
+    /// Like ``raise(typeName:payload:at:mode:policy:)``, awaiting main-actor handlers.
+    func raiseAsync(
+        typeName: String, payload: String, at node: EventNode, mode: DeliveryMode, policy: FailurePolicy
+    ) async throws -> RaiseResult? {
+        guard let raiser = asyncRaisers[typeName] else { return nil }
+        return try await raiser(Data(payload.utf8), node, mode, policy)
     }
 }

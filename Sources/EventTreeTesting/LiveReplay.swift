@@ -3,24 +3,33 @@ import EventTreeJournal
 import EventTreeReplay
 import Foundation
 
-/// Re-raises a recorded session's events into a tree built by your own code and reports the
-/// first step where the new run differs from the recording — the way a workflow replayer
+/// Re-raises a recorded session's events into a tree built by your own code and reports
+/// every step where the new run differs from the recording — the way a workflow replayer
 /// reports non-determinism. Use it in tests to pin behaviour against a recorded session.
 ///
 /// ```swift
 /// var types = EventTypes()
 /// types.register(LoggedIn.self)
 /// let report = try LiveReplay(journal: "session.eventtree", types: types).run { bus in
-///     let app = AppCoordinator(bus: bus)   // builds its nodes and handlers as in production
-///     return [app.node]
+///     AppCoordinator(bus: bus)   // kept alive for the whole replay
 /// }
-/// #expect(report.difference == nil, "\(report)")
+/// #expect(report.differences.isEmpty, "\(report)")
 /// ```
 ///
-/// Only raises made by the app itself are re-raised (not those its handlers made, nor
-/// transforms or errors: the new run produces its own). The tree is what your code builds:
-/// recorded tree changes are not replayed. Steps are compared by event type, node path,
-/// phase, handler label and outcome.
+/// - What is re-raised: the raises the app made itself (not those its handlers made, nor
+///   transforms or errors: the new run produces its own), in recorded order, at the node
+///   of the same path.
+/// - The tree: `build` makes it, as the app does at launch. Tree changes recorded after
+///   the first raise and outside any raise (the app's own code moving, renaming or
+///   releasing nodes, say when a screen is dismissed) are replayed into the live tree at
+///   the same point, so an unchanged app does not differ there; a node created then is
+///   made bare (no handlers) unless the app already made one at that path. Tree changes
+///   made *during* a raise are the app's handlers' to make again: they are not replayed.
+/// - What is compared: each raise's steps (those of the raises it caused included) by
+///   event type, node path, phase, handler label and outcome.
+///
+/// Apps whose handlers are isolated to the main actor replay with ``runAsync(limit:build:)``,
+/// which awaits them in route order.
 public struct LiveReplay {
     /// A recorded raise to re-raise.
     struct Recorded {
@@ -31,6 +40,20 @@ public struct LiveReplay {
         let mode: DeliveryMode
         let policy: FailurePolicy
         let end: Int
+    }
+
+    /// A recorded tree change to replay, with the paths it concerns.
+    struct Change {
+        let seq: Int
+        let path: String
+        let change: JournalTree.Change
+        let parentPath: String?
+    }
+
+    /// One thing to do, in recorded order.
+    enum Action {
+        case raise(Recorded)
+        case change(Change)
     }
 
     private let reader: JournalReader
@@ -54,78 +77,113 @@ public struct LiveReplay {
         self.types = types
     }
 
-    /// Builds a fresh tree with `build`, re-raises every recorded raise at the node of the
-    /// same path, and compares each one's steps (those of the raises it caused included)
-    /// with the recording, stopping at the first difference.
+    /// Builds a fresh tree with `build`, then re-raises every recorded raise (and replays
+    /// the recorded tree changes made outside raises), comparing each raise's steps with
+    /// the recording.
     ///
-    /// - Parameter build: Receives the bus to build on; returns the nodes to keep alive
-    ///   during the replay (their descendants are found by path through them).
-    public func run(build: (EventBus) throws -> [EventNode]) throws -> LiveReplayReport {
+    /// - Parameters:
+    ///   - limit: The most differences to report (the replay goes on to count the rest).
+    ///   - build: Receives the bus to build on and returns what keeps the tree alive (the
+    ///     app's root object, or an array of them): it is kept until the replay ends.
+    public func run(limit: Int = 20, build: (EventBus) throws -> Any) throws -> LiveReplayReport {
         let recorder = TraceRecorder()
         let bus = EventBus(recorder: recorder, process: "live-replay")
-        let roots = try build(bus)
-        var replayed = 0
-        var skipped: [LiveReplayReport.Skipped] = []
-        for raise in try recordedRaises() {
-            let expected = try recordedSteps(of: raise)
-            guard let node = find(raise.originPath, from: roots) else {
-                let difference = LiveReplayReport.Difference(
-                    event: raise.id, eventType: raise.typeName, stepIndex: 0, expected: expected.map(\.description),
-                    actual: ["no node at \(raise.originPath) in the new tree"])
-                return LiveReplayReport(replayed: replayed, skipped: skipped, difference: difference)
-            }
-            recorder.clear()
-            guard try types.raise(typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy) != nil
-            else {
-                skipped.append(.init(event: raise.id, eventType: raise.typeName, reason: "type \(raise.typeName) is not registered in EventTypes"))
-                continue
-            }
-            replayed += 1
-            let actual = recorder.steps
-            if actual != expected {
-                let index = zip(expected, actual).prefix { $0 == $1 }.count
-                let difference = LiveReplayReport.Difference(
-                    event: raise.id, eventType: raise.typeName, stepIndex: index,
-                    expected: expected.map(\.description), actual: actual.map(\.description))
-                return LiveReplayReport(replayed: replayed, skipped: skipped, difference: difference)
+        let kept = try build(bus)
+        var comparison = Comparison(limit: limit)
+        for action in try actions() {
+            switch action {
+            case .change(let change):
+                comparison.apply(change, on: bus)
+            case .raise(let raise):
+                guard let node = bus.node(atPath: raise.originPath) else {
+                    comparison.missingNode(raise, expected: try recordedSteps(of: raise))
+                    continue
+                }
+                recorder.clear()
+                guard let result = try types.raise(
+                    typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
+                else {
+                    comparison.skip(raise)
+                    continue
+                }
+                _ = result
+                comparison.compare(raise, expected: try recordedSteps(of: raise), actual: recorder.steps)
             }
         }
-        withExtendedLifetime(roots) {}
-        return LiveReplayReport(replayed: replayed, skipped: skipped, difference: nil)
+        withExtendedLifetime(kept) {}
+        return comparison.report
     }
 
-    private func find(_ path: String, from roots: [EventNode]) -> EventNode? {
-        var pending = roots.map { root -> EventNode in
-            var top = root
-            while let parent = top.parent { top = parent }
-            return top
+    /// Like ``run(limit:build:)``, but builds the tree on the main actor and re-raises with
+    /// ``EventNode/raiseAsync(_:mode:onFailure:)``, awaiting main-actor handlers in route
+    /// order: for apps whose coordinators are `@MainActor`.
+    @MainActor
+    public func runAsync(limit: Int = 20, build: @MainActor (EventBus) throws -> Any) async throws -> LiveReplayReport {
+        let recorder = TraceRecorder()
+        let bus = EventBus(recorder: recorder, process: "live-replay")
+        let kept = try build(bus)
+        var comparison = Comparison(limit: limit)
+        for action in try actions() {
+            switch action {
+            case .change(let change):
+                comparison.apply(change, on: bus)
+            case .raise(let raise):
+                guard let node = bus.node(atPath: raise.originPath) else {
+                    comparison.missingNode(raise, expected: try recordedSteps(of: raise))
+                    continue
+                }
+                recorder.clear()
+                guard try await types.raiseAsync(
+                    typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
+                    != nil
+                else {
+                    comparison.skip(raise)
+                    continue
+                }
+                comparison.compare(raise, expected: try recordedSteps(of: raise), actual: recorder.steps)
+            }
         }
-        while let node = pending.popLast() {
-            if node.path == path { return node }
-            if path.hasPrefix(node.path + "/") { pending.append(contentsOf: node.children) }
-        }
-        return nil
+        withExtendedLifetime(kept) {}
+        return comparison.report
     }
 
-    private func recordedRaises() throws -> [Recorded] {
-        var raises: [Recorded] = []
+    /// The recorded raises of the app and the tree changes to replay, in recorded order.
+    private func actions() throws -> [Action] {
+        var actions: [Action] = []
         var tree = JournalTree()
         let changes = try reader.treeChanges(of: session)
         let events = try reader.events(of: session)
-        while let event = events.current {
-            while let change = changes.current, change.seq < event.id.rawValue {
+        var firstRaise: Int?
+        var busyUntil = Int.min
+        func applyChanges(before seq: Int) throws {
+            while let change = changes.current, change.seq < seq {
+                // Before the first raise: the app's build. Inside a raise: its handlers'.
+                if let firstRaise, change.seq > firstRaise, change.seq > busyUntil {
+                    var parentPath: String?
+                    if case let .attached(parent, _) = change.change { parentPath = tree.path(of: parent) }
+                    if case let .moved(parent, _) = change.change { parentPath = tree.path(of: parent) }
+                    actions.append(.change(Change(
+                        seq: change.seq, path: tree.path(of: change.node), change: change.change, parentPath: parentPath)))
+                }
                 tree.apply(change.change, to: change.node)
                 try changes.advance()
             }
+        }
+        while let event = events.current {
+            try applyChanges(before: event.id.rawValue)
             if event.cause == nil && event.transformedFrom == nil && event.kind != .error {
-                raises.append(Recorded(
+                if firstRaise == nil { firstRaise = event.id.rawValue }
+                actions.append(.raise(Recorded(
                     id: event.id, typeName: event.typeName, payload: event.payload ?? "{}",
                     originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy,
-                    end: event.finishedSeq ?? event.id.rawValue))
+                    end: event.finishedSeq ?? event.id.rawValue)))
+                busyUntil = max(busyUntil, event.finishedSeq ?? event.id.rawValue)
             }
             try events.advance()
         }
-        return raises
+        // Changes after the last raise can no longer make a difference.
+        while case .change? = actions.last { actions.removeLast() }
+        return actions
     }
 
     /// The recorded steps of a raise and of everything it caused (its batch).
@@ -143,14 +201,101 @@ public struct LiveReplay {
     }
 }
 
+/// Gathers what a live replay found.
+private struct Comparison {
+    let limit: Int
+    var replayed = 0
+    var skipped: [LiveReplayReport.Skipped] = []
+    var differences: [LiveReplayReport.Difference] = []
+    var differing = 0
+    var treeChanges: [String] = []
+    /// Bare nodes made for recorded creations: kept alive until the replay ends.
+    var made: [EventNode] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    var report: LiveReplayReport {
+        LiveReplayReport(
+            replayed: replayed, skipped: skipped, differences: differences, differing: differing, treeChanges: treeChanges)
+    }
+
+    mutating func skip(_ raise: LiveReplay.Recorded) {
+        skipped.append(.init(event: raise.id, eventType: raise.typeName, reason: "type \(raise.typeName) is not registered in EventTypes"))
+    }
+
+    mutating func missingNode(_ raise: LiveReplay.Recorded, expected: [TraceStep]) {
+        replayed += 1
+        differ(.init(
+            event: raise.id, eventType: raise.typeName, stepIndex: 0, expected: expected.map(\.description), actual: [],
+            instead: "not raised: no node at \(raise.originPath) in the new tree. It was never built, or it was released because nothing kept it alive: return the objects that own your nodes from build, which keeps them for the whole replay"))
+    }
+
+    mutating func compare(_ raise: LiveReplay.Recorded, expected: [TraceStep], actual: [TraceStep]) {
+        replayed += 1
+        guard actual != expected else { return }
+        let index = zip(expected, actual).prefix { $0 == $1 }.count
+        var instead: String?
+        if actual.count <= index {
+            instead = actual.isEmpty
+                ? "no step: no handler of the new run was called"
+                : "nothing more: the new run's route ended after step \(actual.count)"
+        }
+        differ(.init(
+            event: raise.id, eventType: raise.typeName, stepIndex: index, expected: expected.map(\.description),
+            actual: actual.map(\.description), instead: instead))
+    }
+
+    private mutating func differ(_ difference: LiveReplayReport.Difference) {
+        differing += 1
+        if differences.count < limit { differences.append(difference) }
+    }
+
+    /// Replays a recorded tree change into the live tree.
+    mutating func apply(_ change: LiveReplay.Change, on bus: EventBus) {
+        let node = bus.node(atPath: change.path)
+        switch change.change {
+        case .created(let name):
+            guard node == nil else { return }
+            // Made bare: the app made it outside a raise, with code the replay cannot run.
+            made.append(EventNode(name, bus: bus))
+            treeChanges.append("seq \(change.seq): created \(name) (bare, no handlers)")
+        case .attached, .moved:
+            guard let parentPath = change.parentPath, let parent = bus.node(atPath: parentPath), let moving = node,
+                moving.parent !== parent
+            else { return }
+            try? moving.move(to: parent)
+            treeChanges.append("seq \(change.seq): \(change.change.name) \(moving.name) under \(parentPath)")
+        case .detached:
+            guard let node else { return }
+            node.detach()
+            treeChanges.append("seq \(change.seq): detached \(change.path)")
+        case .renamed(let name):
+            guard let node else { return }
+            node.rename(to: name)
+            treeChanges.append("seq \(change.seq): renamed \(change.path) to \(name)")
+        case .released:
+            guard let node else { return }
+            node.release()
+            treeChanges.append("seq \(change.seq): released \(change.path)")
+        }
+    }
+}
+
 /// What a live replay found.
 public struct LiveReplayReport: Sendable, CustomStringConvertible {
     /// Raises re-raised.
     public let replayed: Int
     /// Raises that could not be re-raised, and why.
     public let skipped: [Skipped]
+    /// The differing raises, at most the replay's limit, in recorded order.
+    public let differences: [Difference]
+    /// How many raises differed in all (beyond the limit too).
+    public let differing: Int
+    /// The recorded tree changes replayed into the live tree, one line each.
+    public let treeChanges: [String]
+
     /// The first difference, or `nil` when the new run matched the recording.
-    public let difference: Difference?
+    public var difference: Difference? { differences.first }
 
     /// A raise left out.
     public struct Skipped: Sendable, Hashable {
@@ -162,34 +307,44 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         public let reason: String
     }
 
-    /// The first event whose steps differ.
+    /// A raise whose steps differ.
     public struct Difference: Sendable, Hashable {
         /// The recorded event.
         public let event: EventID
         /// Its type.
         public let eventType: String
-        /// The index of the first differing step.
+        /// The index of the first differing step (0-based; the text numbers steps from 1).
         public let stepIndex: Int
         /// The recorded steps.
         public let expected: [String]
         /// The new run's steps.
         public let actual: [String]
+        /// What happened instead, when the new run has no step where the recording has one.
+        public let instead: String?
 
-        /// A −/+ diff from the first differing step: shared steps with two spaces, recorded
-        /// steps with `-`, new ones with `+`.
+        /// A −/+ diff from the first differing step, its steps numbered from 1: shared steps
+        /// with two spaces, recorded ones with `-`, new ones with `+`; when the new run has
+        /// nothing there, a `+` line says what happened instead.
         public var diff: String {
-            var lines = expected.prefix(stepIndex).map { "  " + $0 }
-            lines += expected.dropFirst(stepIndex).map { "- " + $0 }
-            lines += actual.dropFirst(stepIndex).map { "+ " + $0 }
+            var lines = expected.prefix(stepIndex).enumerated().map { "  \($0.offset + 1). \($0.element)" }
+            lines += expected.dropFirst(stepIndex).enumerated().map { "- \(stepIndex + $0.offset + 1). \($0.element)" }
+            lines += actual.dropFirst(stepIndex).enumerated().map { "+ \(stepIndex + $0.offset + 1). \($0.element)" }
+            if let instead { lines.append("+ (\(instead))") }
             return lines.joined(separator: "\n")
         }
     }
 
-    /// A summary, with the diff when the runs differ.
+    /// A summary, with each difference's diff.
     public var description: String {
         var text = "replayed \(replayed) raise\(replayed == 1 ? "" : "s")"
         if !skipped.isEmpty { text += ", skipped \(skipped.count)" }
-        guard let difference else { return text + ": no difference" }
-        return text + "; event \(difference.event.rawValue) (\(difference.eventType)) differs at step \(difference.stepIndex + 1):\n" + difference.diff
+        if !treeChanges.isEmpty { text += ", replayed \(treeChanges.count) tree change\(treeChanges.count == 1 ? "" : "s")" }
+        guard !differences.isEmpty else { return text + ": no difference" }
+        text += "; \(differing) differ"
+        if differing > differences.count { text += " (the first \(differences.count) shown)" }
+        for difference in differences {
+            text += "\nevent \(difference.event.rawValue) (\(difference.eventType)) differs at step \(difference.stepIndex + 1):\n" + difference.diff
+        }
+        return text
     }
 }

@@ -7,7 +7,9 @@ import Foundation
 /// - Parameter body: Receives the directory's path.
 /// - Returns: What `body` returns.
 @discardableResult
-package func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
+package func withTemporaryDirectory<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T
+) async rethrows -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("eventtree-\(UUID().uuidString)", isDirectory: true)
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -26,13 +28,16 @@ package func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async
 /// ```
 /// - Parameters:
 ///   - options: The journal's options.
+///   - isolation: The caller's actor (filled in): `body` runs on it, so a `@MainActor`
+///     test can use main-actor state in it.
 ///   - body: Receives the open journal (its file is at `journal.path`).
 /// - Returns: What `body` returns.
 @discardableResult
 public func withTemporaryJournal<T>(
-    options: JournalOptions = JournalOptions(), _ body: (Journal) async throws -> T
+    options: JournalOptions = JournalOptions(), isolation: isolated (any Actor)? = #isolation,
+    _ body: (Journal) async throws -> T
 ) async throws -> T {
-    try await withTemporaryDirectory { directory in
+    try await withTemporaryDirectory(isolation: isolation) { directory in
         let journal = try Journal(path: directory + "/test.eventtree", options: options)
         defer { try? journal.close() }
         return try await body(journal)

@@ -5,29 +5,49 @@ import EventTreeTesting
 import Testing
 
 /// A small app, built the same way in the recording and in the replay; `strictGate`
-/// changes its behaviour the way a code change would.
-struct SmallApp {
-    let nodes: [EventNode]
+/// changes its behaviour the way a code change would. Its nodes are owned by the app
+/// object, as an app's coordinators own theirs.
+final class SmallApp: Sendable {
+    let app: EventNode
+    let settings: EventNode
+    let profile: EventNode
 
     init(bus: EventBus, strictGate: Bool = false) {
-        let app = EventNode("app", bus: bus)
-        let settings = EventNode("settings", parent: app)
-        let profile = EventNode("profile", parent: settings)
+        app = EventNode("app", bus: bus)
+        settings = EventNode("settings", parent: app)
+        profile = EventNode("profile", parent: settings)
         app.on(Ping.self, label: "log") { _, _ in .handled }
         settings.on(Ping.self, label: "gate") { event, _ in strictGate || event.n > 5 ? .consumed : .handled }
         profile.on(Pong.self, label: "pong-to-ping") { _, _ in .transformed(Ping(n: 1)) }
         app.on(Ask.self, label: "answer") { _, _ in .answered(7) }
-        nodes = [app, settings, profile]
     }
 
     static func record(into journal: Journal) {
         let bus = EventBus(recorder: journal)
-        let app = SmallApp(bus: bus)
-        app.nodes[2].raise(Ping(n: 1))
-        app.nodes[2].raise(Ping(n: 9))
-        app.nodes[2].raise(Pong())
-        _ = app.nodes[2].request(Ask())
-        app.nodes[0].raise(Tagged(), mode: .descend)
+        let small = SmallApp(bus: bus)
+        small.profile.raise(Ping(n: 1))
+        small.profile.raise(Ping(n: 9))
+        small.profile.raise(Pong())
+        _ = small.profile.request(Ask())
+        small.app.raise(Tagged(), mode: .descend)
+    }
+}
+
+/// A main-actor coordinator whose handlers touch its state: the Swift 6 way.
+@MainActor
+final class Coordinator {
+    let root: EventNode
+    let modal: EventNode?
+    var opened = 0
+
+    init(bus: EventBus, consumes: Bool = false, withModal: Bool = true) {
+        root = EventNode("app", bus: bus)
+        modal = withModal ? EventNode("modal", parent: root) : nil
+        root.onMainActor(Ping.self, label: "count") { [unowned self] _, _ in
+            self.opened += 1
+            return consumes ? .consumed : .handled
+        }
+        modal?.onMainActor(Ping.self, label: "modal-sees") { _, _ in .handled }
     }
 }
 
@@ -40,45 +60,105 @@ struct SmallApp {
         return types
     }
 
-    @Test func theSameCodeReplaysWithoutDifference() async throws {
+    @Test func theSameCodeReplaysWithoutDifferenceWhenBuildReturnsTheAppObject() async throws {
         try await withTemporaryJournal { journal in
             SmallApp.record(into: journal)
             try journal.flush()
-            let report = try LiveReplay(journal: journal.path, types: Self.types).run { bus in SmallApp(bus: bus).nodes }
-            #expect(report.difference == nil, "\(report)")
+            // The app object is what keeps the nodes: build returns it, the replay keeps it.
+            let report = try LiveReplay(journal: journal.path, types: Self.types).run { bus in SmallApp(bus: bus) }
+            #expect(report.differences.isEmpty, "\(report)")
             #expect(report.replayed == 4)
             #expect(report.skipped.map(\.eventType) == ["Tagged"])
             #expect(report.description == "replayed 4 raises, skipped 1: no difference")
         }
     }
 
-    @Test func changedCodeIsReportedAtTheFirstDifferingStepWithADiff() async throws {
+    @Test func changedCodeIsReportedAtEveryDifferingRaiseWithNumberedSteps() async throws {
         try await withTemporaryJournal { journal in
             SmallApp.record(into: journal)
             try journal.flush()
             let report = try LiveReplay(journal: journal.path, types: Self.types).run { bus in
-                SmallApp(bus: bus, strictGate: true).nodes
+                SmallApp(bus: bus, strictGate: true)
             }
+            #expect(report.differing == 2)
             let difference = try #require(report.difference)
             #expect(difference.eventType == "Ping")
             #expect(difference.stepIndex == 0)
             #expect(difference.diff == """
-                - Ping at app/settings bubble: gate -> handled
-                - Ping at app bubble: log -> handled
-                + Ping at app/settings bubble: gate -> consumed
+                - 1. Ping at app/settings bubble: gate -> handled
+                - 2. Ping at app bubble: log -> handled
+                + 1. Ping at app/settings bubble: gate -> consumed
                 """)
-            #expect(report.description.hasPrefix("replayed 1 raise; event "))
+            // The transform's Ping is stopped too: the new run ends a step early.
+            #expect(report.differences[1].diff == """
+                  1. Pong at app/settings/profile target: pong-to-ping -> transformed
+                - 2. Ping at app/settings bubble: gate -> handled
+                - 3. Ping at app bubble: log -> handled
+                + 2. Ping at app/settings bubble: gate -> consumed
+                """)
+            let limited = try LiveReplay(journal: journal.path, types: Self.types).run(limit: 1) { bus in
+                SmallApp(bus: bus, strictGate: true)
+            }
+            #expect(limited.differences.count == 1)
+            #expect(limited.description.hasPrefix("replayed 4 raises, skipped 1; 2 differ (the first 1 shown)\n"))
         }
     }
 
-    @Test func aMissingNodeIsTheDifference() async throws {
+    @Test func aMissingNodeSaysWhyItMayBeMissing() async throws {
         try await withTemporaryJournal { journal in
             SmallApp.record(into: journal)
             try journal.flush()
+            // The pattern that drops the app object: its nodes are released at once.
             let report = try LiveReplay(journal: journal.path, types: Self.types).run { bus in
-                [EventNode("app", bus: bus)]
+                _ = SmallApp(bus: bus)
+                return ()
             }
-            #expect(report.difference?.actual == ["no node at app/settings/profile in the new tree"])
+            let difference = try #require(report.difference)
+            #expect(difference.actual.isEmpty)
+            #expect(difference.diff.hasSuffix("""
+                + (not raised: no node at app/settings/profile in the new tree. It was never built, or it was released because nothing kept it alive: return the objects that own your nodes from build, which keeps them for the whole replay)
+                """))
+        }
+    }
+
+    @Test @MainActor func aMainActorCoordinatorReplaysAndAChangedHandlerShowsAReadableDiff() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            var coordinator: Coordinator? = Coordinator(bus: bus)
+            await coordinator!.root.raiseAsync(Ping(n: 1), mode: .descend)
+            // The modal is dismissed by the app's own code, between two raises.
+            coordinator = Coordinator(bus: bus, withModal: false)
+            _ = coordinator
+            try journal.flush()
+            let same = try await LiveReplay(journal: journal.path, types: Self.types).runAsync { bus in Coordinator(bus: bus) }
+            #expect(same.differences.isEmpty, "\(same)")
+            let changed = try await LiveReplay(journal: journal.path, types: Self.types).runAsync { bus in
+                Coordinator(bus: bus, consumes: true)
+            }
+            let difference = try #require(changed.difference)
+            #expect(difference.diff == """
+                - 1. Ping at app target: count -> handled
+                - 2. Ping at app/modal propagate: modal-sees -> handled
+                + 1. Ping at app target: count -> consumed
+                """)
+        }
+    }
+
+    @Test func treeChangesMadeOutsideRaisesAreReplayedIntoTheLiveTree() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let small = SmallApp(bus: bus)
+            small.profile.raise(Ping(n: 1))
+            small.profile.rename(to: "account")
+            small.settings.release()
+            small.app.raise(Ping(n: 2))
+            try journal.flush()
+            let report = try LiveReplay(journal: journal.path, types: Self.types).run { bus in SmallApp(bus: bus) }
+            #expect(report.differences.isEmpty, "\(report)")
+            // The release of settings detaches its child first, as the journal records it.
+            #expect(report.treeChanges.map { $0.drop { $0 != ":" } } == [
+                ": renamed app/settings/profile to account", ": detached app/settings/account", ": released app/settings",
+            ])
         }
     }
 }
