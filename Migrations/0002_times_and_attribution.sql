@@ -22,6 +22,9 @@ CREATE TABLE j_lost_calls (
     PRIMARY KEY (seq, handler_no)
 ) WITHOUT ROWID;
 
+-- What an event caused (explain walks causes both ways).
+CREATE INDEX j_event_details_by_cause ON j_event_details (cause_id);
+
 -- Who released a node during a handler call: the release's seq, the event being handled
 -- and the handler.
 CREATE TABLE j_releases (

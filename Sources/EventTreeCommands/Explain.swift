@@ -22,6 +22,9 @@ struct Explain: TerminalCommand {
     @Flag(name: .customLong("ignore-consumption"), help: "Replay as if no handler consumed the event.")
     var ignoreConsumption = false
 
+    @Flag(help: "At each step, say why every handler that was not called took no part.")
+    var verbose = false
+
     mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let explanation = try replayer.explain(
@@ -54,6 +57,14 @@ struct Explain: TerminalCommand {
             text += "Transformed into event\(finding.transforms.count == 1 ? "" : "s") \(finding.transforms.map { String($0.rawValue) }.joined(separator: ", "))\n"
         }
         text += bold(finding.summary) + "\n"
+        if explanation.causes.count > 1 {
+            text += "\nCause chain (outermost first):\n"
+            text += explanation.causes.map { "  " + $0.description + "\n" }.joined()
+        }
+        if !explanation.consequences.isEmpty {
+            text += "\nWhat it caused:\n"
+            text += explanation.consequences.map { String(repeating: "  ", count: $0.depth) + $0.description + "\n" }.joined()
+        }
         if let verdict = explanation.node {
             text += "\n" + bold("\(verdict.nodePath) \(verdict.received ? "got" : "did not get") event \(finding.event.id.rawValue)") + ": " + verdict.summary + "\n"
         }
@@ -69,9 +80,7 @@ struct Explain: TerminalCommand {
             columns: ["step", "node", "phase", "reach", "calls"],
             rows: explanation.steps.map { step in
                 let calls = step.calls.map { "\($0.handler.label) -> \($0.outcome)" }
-                let skipped = step.reach == "reached" && step.calls.isEmpty
-                    ? (step.skipped.isEmpty ? ["no handler"] : step.skipped.map { "\($0.label): \($0.reason)" })
-                    : []
+                let skipped = step.reach == "reached" ? skippedText(step) : []
                 let missed = step.reach == "not reached"
                     ? finding.missedHandlers.filter { $0.nodePath == step.nodePath && $0.phase == step.phase }
                         .map { "\($0.label) would have been called" }
@@ -83,5 +92,19 @@ struct Explain: TerminalCommand {
         text += table.rendered(as: .table).split(separator: "\n", omittingEmptySubsequences: true)
             .map { "  " + $0 + "\n" }.joined()
         return text
+    }
+
+    /// The handlers of a reached step that took no part: each with its reason under
+    /// `--verbose`, otherwise counted by reason ("3 handlers for other types").
+    private func skippedText(_ step: Explanation.StepReport) -> [String] {
+        if step.skipped.isEmpty { return step.calls.isEmpty ? ["no handler"] : [] }
+        if verbose { return step.skipped.map { "\($0.label): \($0.reason)" } }
+        var counts: [(kind: String, count: Int)] = []
+        for skipped in step.skipped {
+            let kind = skipped.reason.hasPrefix("it is registered for") ? "other types"
+                : skipped.reason.hasPrefix("it handles") ? "the other channel" : "other phases"
+            if let index = counts.firstIndex(where: { $0.kind == kind }) { counts[index].count += 1 } else { counts.append((kind, 1)) }
+        }
+        return counts.map { "\($0.count) handler\($0.count == 1 ? "" : "s") for \($0.kind)" }
     }
 }

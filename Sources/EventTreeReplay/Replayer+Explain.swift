@@ -45,7 +45,10 @@ extension Replayer {
         } else {
             nil
         }
-        return Explanation(finding: finding, steps: reports, node: verdict, variation: description)
+        let (causes, consequences) = try causeChain(of: chain)
+        return Explanation(
+            finding: finding, steps: reports, node: verdict, variation: description, causes: causes,
+            consequences: consequences)
     }
 
     static func reachName(_ reach: ChainRun.Reach) -> String {
@@ -127,7 +130,7 @@ extension Replayer {
             return verdict(true, .received, "received in the \(visit.step.phase) phase (step \(visit.index + 1) of \(route.count)): \(calls.joined(separator: ", "))")
         }
         if let visit = visits.first(where: { if case .undelivered = $0.reach { true } else { false } }) {
-            let released = try reader.releaseSeq(of: node).map { " at seq \($0)" } ?? ""
+            let released = releaseText(of: node).map { " at \($0)" } ?? ""
             return verdict(false, .releasedDuringDelivery, "released during delivery\(released), before its \(visit.step.phase) step (step \(visit.index + 1) of \(route.count))")
         }
         if let visit = visits.first(where: { $0.reach == .notReached }), let stop = run.stop {
@@ -183,6 +186,33 @@ extension Replayer {
                 return "descend(deepestLevel) visits only the deepest level below the origin that has a handler for \(event.typeName), and \(path) is not at that level"
             }
         }
+    }
+
+    /// The chain of raises that led to `chain`'s first event (outermost first, the event
+    /// itself last), and what the chain's events raised in turn (depth-first).
+    func causeChain(of chain: [RecordedEvent]) throws -> (causes: [CauseLink], consequences: [CauseLink]) {
+        func link(_ event: RecordedEvent, from parent: RecordedEvent?, depth: Int) -> CauseLink {
+            CauseLink(
+                event: event.id, typeName: event.typeName, kind: event.kind,
+                relation: parent.map { CauseLink.relation(of: event, to: $0) } ?? .raisedByApp, from: parent?.id,
+                depth: depth, result: event.result)
+        }
+        var ancestry = [chain[0]]
+        // Causes point back in time (the reader checks), so the walk ends.
+        while let cause = ancestry[0].cause, let parent = try reader.event(cause) { ancestry.insert(parent, at: 0) }
+        let causes = ancestry.indices.map { index in link(ancestry[index], from: index > 0 ? ancestry[index - 1] : nil, depth: 0) }
+        var consequences: [CauseLink] = []
+        let members = Set(chain.map(\.id))
+        var pending: [(event: RecordedEvent, depth: Int)] = chain.reversed().map { ($0, 0) }
+        while let (event, depth) = pending.popLast(), consequences.count < 200 {
+            for child in try reader.events(causedBy: event.id).reversed() where !members.contains(child.id) {
+                pending.append((child, depth + 1))
+            }
+            if depth > 0, let parent = try event.transformedFrom.flatMap({ try reader.event($0) }) ?? event.cause.flatMap({ try reader.event($0) }) {
+                consequences.append(link(event, from: parent, depth: depth))
+            }
+        }
+        return (causes, consequences)
     }
 
     private func failureText(event: RecordedEvent, seq: Int?) throws -> String {

@@ -210,7 +210,9 @@ public final class Replayer {
         }
         let lost = run.visits.compactMap { visit -> LostStep? in
             guard case .undelivered(let calls) = visit.reach else { return nil }
-            return LostStep(nodePath: tree.path(of: visit.step.node), phase: visit.step.phase, lostCalls: calls)
+            return LostStep(
+                nodePath: tree.path(of: visit.step.node), phase: visit.step.phase, lostCalls: calls,
+                releasedBy: releaseText(of: visit.step.node))
         }
         let failure = run.firstFailure.map { failing in
             (site: site(failing.handler, failing.stepIndex), message: failureMessage(root, failing.handler, steps: steps))
@@ -233,6 +235,15 @@ public final class Replayer {
             failure: failure, neverSaw: neverSaw, missedHandlers: missed, lostSteps: lost,
             divergence: run.divergence.map { Divergence(stepIndex: $0.stepIndex, expected: $0.expected, recorded: $0.recorded) },
             calls: steps.count { if case .call = $0.kind { true } else { false } })
+    }
+
+    /// Who released `node`, in words (see ``LostStep/releasedBy``).
+    func releaseText(of node: NodeID) -> String? {
+        guard let release = try? reader.release(of: node) else { return nil }
+        guard let number = release.handlerNumber, let handler = history.handler(numbered: number), let event = release.event else {
+            return "seq \(release.seq)"
+        }
+        return "seq \(release.seq) by \(handler.label) (\(handler.location)) handling event \(event.rawValue)"
     }
 
     func simulate(

@@ -48,6 +48,8 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
         ("explain-consumed-node", ["explain", "43", "--node", "app"]),
         ("explain-lost", ["explain", "98", "--node", "app/tabs/home/post-2"]),
         ("explain-what-if", ["explain", "43", "--ignore-consumption"]),
+        ("explain-cause-chain", ["explain", "56"]),
+        ("explain-caused-by", ["explain", "70", "--verbose"]),
         ("topology-before-move", ["topology", "--at", "80"]),
         ("topology-after-move", ["topology"]),
         ("query-subtree", ["query", "--node", "app/tabs/settings"]),

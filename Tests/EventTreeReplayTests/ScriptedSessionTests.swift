@@ -35,6 +35,7 @@ struct Script {
         owners["a2"]!.on(Pong.self, phases: .propagate, label: "a2-pong") { _, _ in .handled }
         app.on(Ask.self, label: "answer") { _, _ in .answered(42) }
         a.on(Tagged.self, label: "to-ping") { _, _ in .transformed(Ping(n: 7)) }
+        lines["release-a2"] = #line + 1
         app.on(Pong.self, phases: .target, label: "release-a2") { _, _ in
             owners.letGo("a2")
             return .handled
@@ -102,7 +103,9 @@ struct Script {
             let lost = try finding("lost")
             #expect(lost.classification == .lost)
             #expect(lost.lostSteps.map { "\($0.nodePath) \($0.phase) \($0.lostCalls)" } == ["app/a/a2 propagate 1"])
-            #expect(lost.summary == "lost: released during delivery before it reached app/a/a2 (propagate, 1 call)")
+            // Who released a2 is named: the handler, where it was registered, the event it handled.
+            let releaseSeq = try #require(lost.lostSteps.first?.releasedBy?.dropFirst(4).prefix { $0 != " " })
+            #expect(lost.summary == "lost: released during delivery before it reached app/a/a2 (propagate, 1 call; released at seq \(releaseSeq) by release-a2 (\(location("release-a2"))) handling event \(script.events["lost"]!.rawValue))")
 
             let broadcast = try finding("broadcast")
             #expect(broadcast.classification == .failed)   // b1 (now under a) still throws in propagate

@@ -62,6 +62,17 @@ enum FindingEncoding {
                 .object([("node_path", .string(verdict.nodePath)), ("received", .bool(verdict.received)),
                          ("reason", .string(verdict.reason.rawValue)), ("summary", .string(verdict.summary))])
             } ?? .null),
+            ("causes", .array(explanation.causes.map(link))),
+            ("consequences", .array(explanation.consequences.map(link))),
+        ])
+    }
+
+    static func link(_ link: CauseLink) -> JSONValue {
+        .object([
+            ("event_id", .integer(link.event.rawValue)), ("event_type", .string(link.typeName)),
+            ("kind", .string(link.kind.description)), ("relation", .string(link.relation.rawValue)),
+            ("from_event_id", JSONValue(link.from?.rawValue)), ("depth", .integer(link.depth)),
+            ("result", .string(link.result.rawValue)),
         ])
     }
 }

@@ -263,6 +263,35 @@ extension JournalReader {
         return nodes
     }
 
+    /// The events raised by a handler of `event` (nested raises, errors its handlers threw,
+    /// events an error's handlers converted it into) and those transformed from it, in
+    /// raise order.
+    public func events(causedBy event: EventID) throws(JournalError) -> [RecordedEvent] {
+        let registrations = try registrations()
+        var events: [RecordedEvent] = []
+        try each(
+            Self.selectEvents + " WHERE x.cause_id = ?1 OR x.transformed_from = ?1 ORDER BY e.event_id",
+            [.integer(event.rawValue)]
+        ) { row throws(JournalError) in
+            events.append(try decodeEvent(row, registrations))
+        }
+        return events
+    }
+
+    /// Who released `node` and when: the seq of the release, and the event and handler
+    /// (its number, see ``RecordedHandler/number``) whose call released it, when a handler did.
+    public func release(of node: NodeID) throws(JournalError) -> (seq: Int, event: EventID?, handlerNumber: Int?)? {
+        var found: (seq: Int, event: EventID?, handlerNumber: Int?)?
+        try each(
+            "SELECT c.seq, r.event_id, r.handler_no FROM j_changes c LEFT JOIN j_releases r ON r.seq = c.seq "
+                + "WHERE c.node_id = ? AND c.change = ?",
+            [.integer(node.rawValue), .integer(JournalTree.Change.Kind.released.rawValue)]
+        ) { row throws(JournalError) in
+            found = (row.int(0), row.optionalInt(1).map(EventID.init), row.optionalInt(2))
+        }
+        return found
+    }
+
     /// When `node` was released, if it was.
     public func releaseSeq(of node: NodeID) throws(JournalError) -> Int? {
         try integer(

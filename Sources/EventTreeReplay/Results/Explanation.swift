@@ -10,6 +10,11 @@ public struct Explanation: Sendable {
     public let node: NodeVerdict?
     /// The handler the what-if disabled, or whether it ignored consumptions.
     public let variation: String?
+    /// What raised the event, from the outermost raise down to the event itself.
+    public let causes: [CauseLink]
+    /// What the event (and the events its transforms produced) raised in turn, depth-first
+    /// (nested raises, errors its handlers threw, conversions, transforms), at most 200.
+    public let consequences: [CauseLink]
 
     /// One step of a route.
     public struct StepReport: Sendable, Hashable {

@@ -35,7 +35,10 @@ public struct ReplayFinding: Sendable {
             return "diverged at step \(divergence.stepIndex + 1): expected \(divergence.expected), recorded \(divergence.recorded)"
         case .lost:
             if event.finishedSeq == nil { return "lost: the raise never ended (the recording stops during its delivery)" }
-            let steps = lostSteps.filter { $0.lostCalls > 0 }.map { "\($0.nodePath) (\($0.phase), \($0.lostCalls) call\($0.lostCalls == 1 ? "" : "s"))" }
+            let steps = lostSteps.filter { $0.lostCalls > 0 }.map { step in
+                "\(step.nodePath) (\(step.phase), \(step.lostCalls) call\(step.lostCalls == 1 ? "" : "s")"
+                    + (step.releasedBy.map { "; released at \($0)" } ?? "") + ")"
+            }
             return "lost: released during delivery before it reached \(steps.joined(separator: ", "))"
         case .failed:
             guard let failure else { return "failed" }

@@ -25,6 +25,9 @@ public struct LostStep: Sendable, Hashable {
     public let phase: Phase
     /// The handler calls the route expected there.
     public let lostCalls: Int
+    /// Who released the node: `seq 101 by close-post-2 (App.swift:33) handling event 98`,
+    /// or `seq 101` when no handler did; `nil` when the journal does not say.
+    public let releasedBy: String?
 }
 
 /// Where the recording and the route part ways.
