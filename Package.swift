@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "EventTree",
-    platforms: [.macOS(.v15)],
+    // The floor is Synchronization's (Atomic, Mutex): macOS 15, iOS 18, tvOS 18, watchOS 11,
+    // visionOS 2. CI builds and tests on Linux only; the Apple platforms are declared, not built here.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "EventTree", targets: ["EventTree"]),
         .library(name: "EventTreeJournal", targets: ["EventTreeJournal"]),
@@ -15,6 +17,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // `swift package generate-documentation` (Scripts/check-docs.sh); no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
