@@ -188,3 +188,27 @@ CREATE TABLE j_chain (
     hash     BLOB NOT NULL,
     tags     BLOB NOT NULL
 );
+
+-- One row per dead letter (an event or request no handler acted on) or unhandled error
+-- (an error no error handler caught), with delivery_history's columns: at the seq of the
+-- report, at the origin's path when the event was raised.
+CREATE VIEW unattended_history AS
+SELECT x.unattended_seq AS seq,
+       e.session_id AS session_id,
+       e.event_id AS event_id,
+       t.name AS event_type,
+       (SELECT p.path FROM j_node_paths p WHERE p.node_id = e.origin_id AND p.since_seq <= e.event_id
+         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       NULL AS phase,
+       NULL AS handler_label,
+       NULL AS handler_location,
+       CASE e.kind WHEN 2 THEN 'unhandledError' ELSE 'deadLetter' END AS outcome,
+       NULL AS error,
+       NULL AS duration_ns,
+       NULL AS answer,
+       strftime('%Y-%m-%dT%H:%M:%fZ', s.started_at + e.raised_us / 1000000.0, 'unixepoch') AS at
+FROM j_event_details x
+JOIN j_events e ON e.event_id = x.event_id
+JOIN j_sessions s ON s.session_id = e.session_id
+JOIN j_types t ON t.type_id = e.type_id
+WHERE x.unattended_seq IS NOT NULL;

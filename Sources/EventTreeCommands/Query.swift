@@ -5,15 +5,24 @@ import EventTreeJournal
 /// `eventtree query JOURNAL`: the delivery history, filtered.
 struct Query: TerminalCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the delivery history (one row per handler call or undelivered step), filtered.")
+        abstract: "Print the delivery history, filtered: one row per handler call, per call lost to a released node, and per dead letter or unhandled error.")
 
     @OptionGroup var options: JournalArguments
 
     @Option(help: "Only this session.")
     var session: Int?
 
-    @Option(help: "Only events of this type name.")
+    @Option(help: "Only events of this concrete type name (a handler registered for a protocol sees several types: use --handler for it).")
     var type: String?
+
+    @Option(help: "Only the steps of this event (its event_id).")
+    var event: Int?
+
+    @Option(help: "Only this handler: its label, or its handler_id.")
+    var handler: String?
+
+    @Option(help: "Only events with this result: delivered, consumed, answered, unanswered, unhandled, failed or lost.")
+    var result: ResultName?
 
     @Option(help: "Only steps at this node path or below it.")
     var node: String?
@@ -21,7 +30,7 @@ struct Query: TerminalCommand {
     @Option(help: "Only this phase: capture, target, bubble or propagate.")
     var phase: PhaseName?
 
-    @Option(help: "Only this outcome: ignored, handled, consumed, consumedImmediately, transformed, answered, failed or undelivered.")
+    @Option(help: "Only this outcome: ignored, handled, consumed, consumedImmediately, transformed, transformedError, answered, failed, undelivered, deadLetter or unhandledError.")
     var outcome: OutcomeName?
 
     @Option(help: "Only rows at or after this seq.")
@@ -45,7 +54,28 @@ struct Query: TerminalCommand {
             conditions.append(condition)
             arguments.append(contentsOf: values)
         }
-        if let session { add("session_id = ?", .integer(session)) }
+        if let session {
+            guard try !reader.rows("SELECT 1 FROM sessions WHERE session_id = ?", [.integer(session)]).isEmpty else {
+                throw CommandFailure(message: "the journal has no session \(session); list them with 'eventtree sessions'")
+            }
+            add("session_id = ?", .integer(session))
+        }
+        if let node, try !reader.hasNode(withPath: node) {
+            throw CommandFailure(message: "no node ever had the path '\(node)' in this journal; see 'eventtree topology'")
+        }
+        if let event { add("event_id = ?", .integer(event)) }
+        if let handler {
+            if let id = Int(handler) {
+                let rows = try reader.rows("SELECT label, location FROM handler_registrations WHERE handler_id = ?", [.integer(id)])
+                guard let row = rows.first else {
+                    throw CommandFailure(message: "the journal has no handler \(id); see the handler_registrations view")
+                }
+                add("handler_label = ? AND handler_location = ?", row[0], row[1])
+            } else {
+                add("handler_label = ?", .text(handler))
+            }
+        }
+        if let result { add("event_id IN (SELECT event_id FROM event_history WHERE result = ?)", .text(result.name)) }
         if let type { add("event_type = ?", .text(type)) }
         // A subtree test without LIKE, so that no character of the path acts as a wildcard.
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
@@ -86,8 +116,20 @@ struct PhaseName: ExpressibleByArgument {
 struct OutcomeName: ExpressibleByArgument {
     let name: String
     init?(argument: String) {
-        guard Outcome.Kind(rawValue: argument) != nil || argument == "undelivered" else { return nil }
+        guard Outcome.Kind(rawValue: argument) != nil || Self.others.contains(argument) else { return nil }
         name = argument
     }
-    static var allValueStrings: [String] { Outcome.Kind.allCases.map(\.rawValue) + ["undelivered"] }
+    /// The outcomes of rows that are not handler calls.
+    static let others = ["undelivered", "deadLetter", "unhandledError"]
+    static var allValueStrings: [String] { Outcome.Kind.allCases.map(\.rawValue) + others }
+}
+
+/// An event result name, checked.
+struct ResultName: ExpressibleByArgument {
+    let name: String
+    init?(argument: String) {
+        guard EventResult(rawValue: argument) != nil else { return nil }
+        name = argument
+    }
+    static var allValueStrings: [String] { EventResult.allCases.map(\.rawValue) }
 }

@@ -10,10 +10,11 @@ struct Sessions: TerminalCommand {
     mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let table = Table(
-            columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped"],
+            columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped", "host", "app_version"],
             rows: try replayer.sessions().map { session in
                 [.integer(session.id.rawValue), .text(session.startedAt), .init(session.endedAt), .text(session.process),
-                 .integer(session.events), .integer(session.steps), .integer(session.dropped)]
+                 .integer(session.events), .integer(session.steps), .integer(session.dropped), .text(session.host),
+                 .init(session.appVersion)]
             })
         terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
     }

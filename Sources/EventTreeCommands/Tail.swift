@@ -18,6 +18,10 @@ struct Tail: TerminalCommand {
     @Option(help: "With --follow, stop after this many seconds (for scripts).")
     var seconds: Double?
 
+    /// Column widths while following: wide enough for most values (a longer one pushes
+    /// only its own row's later columns).
+    static let followWidths = [8, 10, 8, 16, 28, 9, 20, 32, 19, 12, 11, 8, 24]
+
     mutating func run(on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: options.journal)
         var after = 0
@@ -36,7 +40,9 @@ struct Tail: TerminalCommand {
                 after = row.int(0)
             }
             if !table.rows.isEmpty || !printedHeader {
-                var text = table.rendered(as: options.format, color: terminal.isColorful)
+                // Following, columns keep fixed widths, so that later rows line up with earlier ones.
+                var text = table.rendered(
+                    as: options.format, color: terminal.isColorful, minimumWidths: follow ? Self.followWidths : [])
                 if printedHeader, options.format == .table || options.format == .csv {
                     text = String(text.drop { $0 != "\n" }.dropFirst())
                 }

@@ -1,3 +1,4 @@
+import EventTree
 import EventTreeCommands
 import EventTreeJournal
 import EventTreeTesting
@@ -31,7 +32,9 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
     try await withTemporaryDirectory { directory in
         let path = directory + "/demo.eventtree"
         let journal = try Journal(path: path)
-        DemoScenario.run(recording: journal)
+        // A clock that ticks a millisecond a reading: the golden files' times repeat.
+        let ticks = Ticks()
+        DemoScenario.run(recording: journal, clock: EventClock(wallSeconds: { 1_800_000_000 }, nanoseconds: { ticks.next() }))
         try journal.close()
         try body(path)
     }
@@ -55,6 +58,9 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
         ("query-subtree", ["query", "--node", "app/tabs/settings"]),
         ("query-failed", ["query", "--outcome", "failed"]),
         ("tail-last", ["tail", "--last", "3"]),
+        ("query-unattended", ["query", "--outcome", "deadLetter"]),
+        ("query-event-handler", ["query", "--event", "98", "--handler", "save-draft"]),
+        ("query-result-lost", ["query", "--result", "lost"]),
     ]
 
     @Test(arguments: cases.map(\.name))
@@ -77,11 +83,27 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
         try await withDemoJournal { path in
             let result = runCommand(["sessions", path, "--format", "csv"])
             let lines = result.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.first == "session_id,started_at,ended_at,process,events,steps,dropped")
+            #expect(lines.first == "session_id,started_at,ended_at,process,events,steps,dropped,host,app_version")
             let fields = try #require(lines.dropFirst().first).split(separator: ",").map(String.init)
-            #expect(fields.count == 7)
+            #expect(fields.count == 9)
             #expect(fields[0] == "1")
-            #expect(fields[3...] == ["eventtree-demo", "14", "21", "0"])
+            #expect(fields[1] == "2027-01-15T08:00:00.000Z")
+            #expect(fields[3...6] == ["eventtree-demo", "14", "21", "0"])
+            #expect(fields[7] == ProcessInfo.processInfo.hostName)
+            #expect(fields[8] == "demo")
+        }
+    }
+}
+
+/// A monotonic clock for the golden files: each reading is a millisecond after the last.
+final class Ticks: @unchecked Sendable {
+    // Safe: `now` is guarded by `lock`.
+    private let lock = NSLock()
+    private var now = 0
+    func next() -> Int {
+        lock.withLock {
+            now += 1_000_000
+            return now
         }
     }
 }

@@ -65,8 +65,10 @@ import Testing
                 let row = try #require(try parse(String(line)) as? [String: Any])
                 #expect(Set(row.keys) == [
                     "seq", "session_id", "event_id", "event_type", "node_path", "phase", "handler_label",
-                    "handler_location", "outcome", "error",
+                    "handler_location", "outcome", "error", "duration_ns", "answer", "at",
                 ])
+                #expect(row["duration_ns"] is Int)
+                #expect((row["at"] as? String)?.hasSuffix("Z") == true)
                 #expect(row["seq"] is Int)
                 #expect(row["event_type"] as? String == "PostLiked")
                 #expect(row["error"] is NSNull)

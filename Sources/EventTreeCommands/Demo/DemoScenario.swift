@@ -12,9 +12,10 @@ import EventTree
 ///     │       └── profile
 ///     └── analytics
 package enum DemoScenario {
-    /// Runs the session on a new bus that records into `recorder`.
-    package static func run(recording recorder: any Recorder) {
-        let bus = EventBus(recorder: recorder, appVersion: "demo", process: "eventtree-demo")
+    /// Runs the session on a new bus that records into `recorder`, reading times from
+    /// `clock` (tests pass a fixed one, so that the times in the journal repeat).
+    package static func run(recording recorder: any Recorder, clock: EventClock = .system) {
+        let bus = EventBus(recorder: recorder, appVersion: "demo", process: "eventtree-demo", clock: clock)
         let app = EventNode("app", bus: bus)
         let tabs = EventNode("tabs", parent: app)
         let feed = EventNode("feed", parent: tabs)

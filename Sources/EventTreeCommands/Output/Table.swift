@@ -47,9 +47,12 @@ package struct Table: Sendable, Equatable {
     }
 
     /// The table in `format`, ending with a newline unless it is an empty text table.
-    package func rendered(as format: OutputFormat, color: Bool = false) -> String {
+    ///
+    /// - Parameter minimumWidths: For a text table, the least width of each column: a
+    ///   table printed in parts (a followed journal) keeps its columns where they were.
+    package func rendered(as format: OutputFormat, color: Bool = false, minimumWidths: [Int] = []) -> String {
         switch format {
-        case .table: text(color: color)
+        case .table: text(color: color, minimumWidths: minimumWidths)
         case .json: "[" + rows.map(object).joined(separator: ",\n ") + "]\n"
         case .jsonl: rows.map { object($0) + "\n" }.joined()
         case .csv: ([columns.map(Self.csv)] + rows.map { $0.map { Self.csv($0.plain) } }).map { $0.joined(separator: ",") + "\n" }.joined()
@@ -60,10 +63,11 @@ package struct Table: Sendable, Equatable {
         "{" + zip(columns, row).map { JSON.quoted($0) + ":" + $1.json }.joined(separator: ",") + "}"
     }
 
-    private func text(color: Bool) -> String {
+    private func text(color: Bool, minimumWidths: [Int]) -> String {
         let cells = rows.map { $0.map(\.plain) }
         let widths = columns.indices.map { column in
-            ([columns[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
+            max(([columns[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0,
+                minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
         }
         func line(_ values: [String]) -> String {
             zip(values, widths).enumerated().map { index, pair in

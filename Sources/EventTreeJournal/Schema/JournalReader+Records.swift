@@ -292,6 +292,11 @@ extension JournalReader {
         return found
     }
 
+    /// Whether any node ever had `path` (in any session).
+    public func hasNode(withPath path: String) throws(JournalError) -> Bool {
+        try integer("SELECT 1 FROM j_node_paths WHERE path = ? LIMIT 1", [.text(path)]) != nil
+    }
+
     /// When `node` was released, if it was.
     public func releaseSeq(of node: NodeID) throws(JournalError) -> Int? {
         try integer(

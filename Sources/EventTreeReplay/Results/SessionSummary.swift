@@ -16,4 +16,8 @@ public struct SessionSummary: Sendable, Hashable {
     public let steps: Int
     /// Records the journal dropped.
     public let dropped: Int
+    /// The host it ran on.
+    public let host: String
+    /// The app's version, if it gave one.
+    public let appVersion: String?
 }
