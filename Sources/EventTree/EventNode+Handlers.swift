@@ -12,6 +12,8 @@ extension EventNode {
     ///   - type: The event type, or a protocol refining ``Event``.
     ///   - phases: The phases to listen in; every phase but capture by default.
     ///   - label: A name for the handler in the journal and in explanations.
+    ///   - fileID: Where the handler is registered, filled in by the compiler.
+    ///   - line: The line it is registered on, filled in by the compiler.
     ///   - handler: Returns what it did; throwing records a failure and raises the error.
     /// - Returns: A token that removes exactly this handler.
     @discardableResult

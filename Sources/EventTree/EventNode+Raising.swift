@@ -47,7 +47,7 @@ extension EventNode {
         bus.deliver(.error(error), at: core, mode: .bubble, onMainActor: isolation === MainActor.shared)
     }
 
-    /// Like ``raise(_:mode:onFailure:)``, but awaits main-actor handlers in route order, so
+    /// Like ``raise(_:mode:onFailure:isolation:)``, but awaits main-actor handlers in route order, so
     /// that their outcomes still steer the route.
     @discardableResult
     public func raiseAsync<E: Event>(
@@ -56,7 +56,7 @@ extension EventNode {
         await bus.deliverAsync(.event(event), at: core, mode: mode, policy: policy)
     }
 
-    /// Like ``request(_:mode:onFailure:)``, but awaits main-actor handlers in route order.
+    /// Like ``request(_:mode:onFailure:isolation:)``, but awaits main-actor handlers in route order.
     public func requestAsync<R: EventRequest>(
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
     ) async -> RequestResult<R.Answer> {

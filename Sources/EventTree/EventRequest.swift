@@ -1,6 +1,6 @@
 /// An event that expects an answer, like a question asked up the tree.
 ///
-/// Raise it with ``EventNode/request(_:mode:onFailure:)``; the first handler that returns
+/// Raise it with ``EventNode/request(_:mode:onFailure:isolation:)``; the first handler that returns
 /// ``Outcome/answered(_:)`` with a value of type ``Answer`` stops the route, and its value
 /// is returned. When no handler answers, the result says ``RaiseStatus/unanswered``:
 /// never an accidental `nil`.

@@ -2,7 +2,7 @@ import CEventTreeSQLite
 import EventTree
 import Foundation
 
-/// An SQLite journal: a ``Recorder`` that writes every fact of the buses recording into
+/// An SQLite journal: a `Recorder` that writes every fact of the buses recording into
 /// it, for the `eventtree` tool (and plain SQL) to read back.
 ///
 /// ```swift
@@ -88,10 +88,10 @@ public final class Journal: Recorder {
     /// Takes a bus's records: appends them to the buffer (buffered mode) or waits for
     /// their commit (durable mode, at most ``JournalOptions/durableTimeout``).
     ///
-    /// - Returns: ``RecordingStatus/accepted`` in buffered mode; ``RecordingStatus/durable``
-    ///   once committed in durable mode, ``RecordingStatus/notDurable(reason:)`` when the
+    /// - Returns: `RecordingStatus.accepted` in buffered mode; `RecordingStatus.durable`
+    ///   once committed in durable mode, `RecordingStatus.notDurable(reason:)` when the
     ///   commit did not happen in time (the records stay queued and are retried);
-    ///   ``RecordingStatus/dropped(reason:)`` when the journal is closed or its full buffer
+    ///   `RecordingStatus.dropped(reason:)` when the journal is closed or its full buffer
     ///   drops records.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         writer.enqueue(records, session: session)
@@ -113,7 +113,7 @@ public final class Journal: Recorder {
 
     /// Commits what is pending and closes the file. While writes fail it keeps retrying
     /// for at most ``JournalOptions/closeTimeout``. Raises that arrive later (or wait for
-    /// room in a full buffer) return ``RecordingStatus/dropped(reason:)`` and are counted
+    /// room in a full buffer) return `RecordingStatus.dropped(reason:)` and are counted
     /// in ``status``. Closing twice does nothing.
     ///
     /// - Throws: ``JournalError/recordsLost(path:count:cause:)`` when pending records could

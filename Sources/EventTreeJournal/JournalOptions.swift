@@ -10,7 +10,7 @@ public struct JournalOptions: Sendable {
         /// power loss may also lose the last committed transactions.
         case buffered
         /// A raise returns once its records are committed with `synchronous=FULL` (threads
-        /// raising together share commits), and its result says ``RaiseResult/isDurable``.
+        /// raising together share commits), and its result says `RaiseResult.isDurable`.
         /// When they cannot be committed within ``durableTimeout`` the raise returns with
         /// `isDurable == false` and the records stay queued for retry.
         case durable
@@ -45,7 +45,7 @@ public struct JournalOptions: Sendable {
     /// How long the writer waits before retrying after a failed write.
     public var retryDelay: Duration = .milliseconds(100)
     /// How long a durable raise waits for its commit while writes fail before it returns
-    /// with ``RaiseResult/isDurable`` `false` (its records stay queued and are retried).
+    /// with `RaiseResult.isDurable` `false` (its records stay queued and are retried).
     public var durableTimeout: Duration = .seconds(2)
     /// How long ``Journal/close()`` keeps retrying failed writes before it gives up and
     /// reports the records it could not write.

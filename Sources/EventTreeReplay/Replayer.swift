@@ -2,7 +2,7 @@ import EventTree
 import EventTreeJournal
 
 /// Reads a journal back: lists sessions, rebuilds the tree at any seq, replays delivery
-/// with the engine's own ``Router`` and classifies every event, explains why a node did or
+/// with the engine's own `Router` and classifies every event, explains why a node did or
 /// did not get an event, and reruns an event as it would have gone without a handler.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public final class Replayer {
 
     /// Opens `path` (as an untrusted, read-only file).
     ///
-    /// - Throws: ``JournalError`` when it cannot be read as a journal.
+    /// - Throws: `JournalError` when it cannot be read as a journal.
     public init(journal path: String) throws {
         reader = try JournalReader(path: path)
         history = JournalHistory(registrations: try reader.registrations())

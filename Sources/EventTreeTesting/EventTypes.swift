@@ -14,7 +14,7 @@ public struct EventTypes: Sendable {
     private var raisers: [String: Raiser] = [:]
     private var asyncRaisers: [String: AsyncRaiser] = [:]
 
-    /// An empty registry: ``NamedEvent`` is always known.
+    /// An empty registry: `NamedEvent` is always known.
     public init() {
         register(NamedEvent.self)
     }

@@ -62,7 +62,7 @@ public struct LiveReplay {
 
     /// Opens the journal and picks a session (the last one when `session` is `nil`).
     ///
-    /// - Throws: ``JournalError`` for an unreadable journal; `ReplayError` when it has
+    /// - Throws: `JournalError` for an unreadable journal; `ReplayError` when it has
     ///   no such session.
     public init(journal path: String, session: SessionID? = nil, types: EventTypes) throws {
         reader = try JournalReader(path: path)
@@ -115,7 +115,7 @@ public struct LiveReplay {
     }
 
     /// Like ``run(limit:build:)``, but builds the tree on the main actor and re-raises with
-    /// ``EventNode/raiseAsync(_:mode:onFailure:)``, awaiting main-actor handlers in route
+    /// `EventNode.raiseAsync(_:mode:onFailure:)`, awaiting main-actor handlers in route
     /// order: for apps whose coordinators are `@MainActor`.
     @MainActor
     public func runAsync(limit: Int = 20, build: @MainActor (EventBus) throws -> Any) async throws -> LiveReplayReport {

@@ -24,7 +24,7 @@ public final class TraceRecorder: Recorder, @unchecked Sendable {
 
     /// Keeps the records in memory.
     ///
-    /// - Returns: ``RecordingStatus/accepted``: memory is not stable storage.
+    /// - Returns: `RecordingStatus.accepted`: memory is not stable storage.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         lock.withLock { stored.append(contentsOf: records) }
         return .accepted

@@ -4,17 +4,17 @@ import EventTree
 /// state it: how its raise ended, or ``lost`` when it never ended or lost calls to a
 /// released node without a handler having stopped it.
 public enum EventResult: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// See ``RaiseStatus/delivered``.
+    /// See `RaiseStatus.delivered`.
     case delivered
-    /// See ``RaiseStatus/consumed(by:)``.
+    /// See `RaiseStatus.consumed(by:)`.
     case consumed
-    /// See ``RaiseStatus/answered(by:)``.
+    /// See `RaiseStatus.answered(by:)`.
     case answered
-    /// See ``RaiseStatus/unanswered``.
+    /// See `RaiseStatus.unanswered`.
     case unanswered
-    /// See ``RaiseStatus/unhandled``.
+    /// See `RaiseStatus.unhandled`.
     case unhandled
-    /// See ``RaiseStatus/failed(_:)``.
+    /// See `RaiseStatus.failed(_:)`.
     case failed
     /// The raise never ended, or handler calls it expected were lost to released nodes.
     case lost
