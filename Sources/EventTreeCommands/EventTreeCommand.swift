@@ -10,10 +10,14 @@ public struct EventTreeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "eventtree",
         abstract: "Read EventTree journals: rebuild the tree, replay delivery, explain lost and consumed events.",
+        version: "eventtree \(EventTreeCommand.version) (journal schema version \(Journal.schemaVersion))",
         subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self, Verify.self])
 
     /// Creates the command (for ArgumentParser).
     public init() {}
+
+    /// The tool's version.
+    public static let version = "0.3.0"
 
     /// Exit status for findings (`--fail-on`).
     public static let findingsStatus: Int32 = 1
