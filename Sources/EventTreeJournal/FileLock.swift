@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// The advisory lock that makes a journal's writer the only one in the whole system: an
 /// exclusive `flock` on `JOURNAL.lock`, holding the owner's process id. A clean close
@@ -12,16 +13,18 @@ import Foundation
 /// The system SQLite still has the WAL-reset race that needs two writers or checkpointers
 /// at once, so a second writer is refused before it opens the database.
 final class FileLock: Sendable {
-    private let descriptor: Int32
+    /// The locked file's descriptor until ``release()``.
+    private let descriptor: Mutex<Int32?>
     private let lockPath: String
 
     /// Takes the lock for `journalPath`, or says who holds it.
     init(journalPath: String) throws(JournalError) {
         lockPath = journalPath + ".lock"
-        descriptor = try Self.acquire(lockPath, journalPath: journalPath)
+        let locked = try Self.acquire(lockPath, journalPath: journalPath)
         let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
+        _ = ftruncate(locked, 0)
+        _ = pwrite(locked, pid, pid.count, 0)
+        descriptor = Mutex(locked)
     }
 
     /// Opens (creating) and locks the file at `lockPath`, starting over when the file it
@@ -55,11 +58,22 @@ final class FileLock: Sendable {
         }
     }
 
+    /// Removes the lock file and gives up the lock; later calls do nothing. Call it once
+    /// the database is closed.
+    func release() {
+        descriptor.withLock { descriptor in
+            guard let locked = descriptor else { return }
+            // Removed while still held: a writer waiting for it then finds it gone and
+            // starts over.
+            unlink(lockPath)
+            flock(locked, LOCK_UN)
+            close(locked)
+            descriptor = nil
+        }
+    }
+
     deinit {
-        // Removed while still held: a writer waiting for it then finds it gone and starts over.
-        unlink(lockPath)
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        release()
     }
 
     /// Whether a writer holds the lock of `journalPath` now. Creates nothing: without a

@@ -119,8 +119,12 @@ public final class Journal: Recorder {
     /// - Throws: ``JournalError/recordsLost(path:count:cause:)`` when pending records could
     ///   not be committed in time: they are lost, and the error says how many.
     public func close() throws(JournalError) {
+        // The writer has closed the database when `close` returns, even when it throws.
+        defer {
+            JournalRegistry.shared.remove(writer)
+            fileLock.release()
+        }
         try writer.close()
-        JournalRegistry.shared.remove(writer)
     }
 
     /// Changes the size limit (see ``JournalOptions/maximumSize``); `nil` lifts it. A

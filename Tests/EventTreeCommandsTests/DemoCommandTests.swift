@@ -12,6 +12,9 @@ import Testing
             #expect(result.status == 0)
             #expect(result.stderr == "")
             #expect(result.stdout.hasPrefix("Recorded the demo session into eventtree-demo.eventtree: 14 raises (13 events, 1 produced by a transform).\n"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                "eventtree", "eventtree-demo.eventtree",
+            ])
             let reader = try JournalReader(path: directory + "/eventtree-demo.eventtree")
             let results = try reader.rows("SELECT event_type, result FROM event_history ORDER BY event_id")
                 .map { "\($0[0]) \($0[1])" }
@@ -22,6 +25,12 @@ import Testing
                 "CloseScreen lost", "NamedEvent unhandled",
             ])
         }
+    }
+
+    @Test func theVersionIsPrinted() throws {
+        let result = try Tool.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "eventtree 0.3.0 (journal schema version 2)\n")
     }
 
     @Test func runningTheDemoTwiceReplacesItsJournal() async throws {

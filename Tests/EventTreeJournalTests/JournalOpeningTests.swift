@@ -109,6 +109,19 @@ func execute(_ path: String, _ sql: String) {
         }
     }
 
+    @Test func theWritersLockFileIsThereWhileItWritesAndGoneAfterACleanClose() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/locked.eventtree"
+            let journal = try Journal(path: path)
+            #expect(FileManager.default.fileExists(atPath: path + ".lock"))
+            try journal.close()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["locked.eventtree"])
+            // The lock of a writer that closed is taken again by the next one.
+            try Journal(path: path).close()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["locked.eventtree"])
+        }
+    }
+
     @Test func aReopenedJournalContinuesTheSequenceWithANewSession() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/reopened.eventtree"
