@@ -44,8 +44,8 @@ struct Explain: TerminalCommand {
         Table(
             columns: ["step", "node_path", "phase", "reach", "calls"],
             rows: explanation.steps.map { step in
-                [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach),
-                 .text(step.calls.map { "\($0.handler.label) -> \($0.outcome)" }.joined(separator: "; "))]
+                [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach.description),
+                 .text(step.calls.map { "\($0.handler.label) -> \($0.outcomeDescription)" }.joined(separator: "; "))]
             })
     }
 
@@ -69,7 +69,7 @@ struct Explain: TerminalCommand {
             text += "\n" + bold("\(verdict.nodePath) \(verdict.received ? "got" : "did not get") event \(finding.event.id.rawValue)") + ": " + verdict.summary + "\n"
         }
         if let variation = explanation.variation {
-            let receivers = explanation.steps.flatMap { step in step.calls.filter { $0.outcome == "would be called" } }
+            let receivers = explanation.steps.flatMap { step in step.calls.filter { $0.outcome == nil } }
             text += "\n" + bold("What if, \(variation)") + ": "
             text += receivers.isEmpty
                 ? "nobody else would have received it\n"
@@ -79,14 +79,14 @@ struct Explain: TerminalCommand {
         let table = Table(
             columns: ["step", "node", "phase", "reach", "calls"],
             rows: explanation.steps.map { step in
-                let calls = step.calls.map { "\($0.handler.label) -> \($0.outcome)" }
-                let skipped = step.reach == "reached" ? skippedText(step) : []
-                let missed = step.reach == "not reached"
+                let calls = step.calls.map { "\($0.handler.label) -> \($0.outcomeDescription)" }
+                let skipped = step.reach == .reached ? skippedText(step) : []
+                let missed = step.reach == .notReached
                     ? finding.missedHandlers.filter { $0.nodePath == step.nodePath && $0.phase == step.phase }
                         .map { "\($0.label) would have been called" }
                     : []
                 let lost = step.lost.map { "\($0.label) lost: the node was released" }
-                return [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach),
+                return [.integer(step.number), .text(step.nodePath), .text(step.phase.description), .text(step.reach.description),
                         .text((calls + skipped + missed + lost).joined(separator: "; "))]
             })
         text += table.rendered(as: .table).split(separator: "\n", omittingEmptySubsequences: true)

@@ -20,13 +20,13 @@ extension Replayer {
         let reports = run.visits.map { visit in
             Explanation.StepReport(
                 number: visit.index + 1, nodePath: tree.path(of: visit.step.node), phase: visit.step.phase,
-                reach: Self.reachName(visit.reach),
+                reach: visit.reach,
                 calls: visit.calls.map { call in
                     Explanation.CallReport(
                         handler: StepHandler(
                             handler: call.handler.id, label: call.handler.label, location: call.handler.location,
                             nodePath: tree.path(of: visit.step.node), phase: visit.step.phase),
-                        outcome: call.outcome.map(\.rawValue) ?? "would be called")
+                        outcome: call.outcome)
                 },
                 skipped: visit.skipped.map {
                     Explanation.SkippedHandler(label: $0.handler.label, location: $0.handler.location, reason: $0.reason.text(for: $0.handler))
@@ -49,14 +49,6 @@ extension Replayer {
         return Explanation(
             finding: finding, steps: reports, node: verdict, variation: description, causes: causes,
             consequences: consequences)
-    }
-
-    static func reachName(_ reach: ChainRun.Reach) -> String {
-        switch reach {
-        case .reached: "reached"
-        case .notReached: "not reached"
-        case .undelivered: "undelivered"
-        }
     }
 
     /// The event's chain, its recorded steps and the tree at its raise.

@@ -61,15 +61,18 @@ public final class Replayer {
     /// - Parameters:
     ///   - session: The session to replay; all of them when `nil`.
     ///   - until: The last seq whose events are replayed; the whole session when `nil`.
+    ///   - includingRoutes: Whether each finding carries its route, step by step
+    ///     (``ReplayFinding/route``), for pictures of it.
     ///   - progress: Called now and then with the seq reached.
     ///   - body: Receives each finding.
     public func replay(
-        session: SessionID? = nil, until: Int? = nil, progress: ((Int) -> Void)? = nil,
-        _ body: (ReplayFinding) throws -> Void
+        session: SessionID? = nil, until: Int? = nil, includingRoutes: Bool = false,
+        progress: ((Int) -> Void)? = nil, _ body: (ReplayFinding) throws -> Void
     ) throws {
         let sessions = try session.map { [try self.session($0)] } ?? self.sessions()
         for summary in sessions {
-            try stream(session: summary.id, until: until ?? Int.max, progress: progress, body)
+            try stream(
+                session: summary.id, until: until ?? Int.max, includingRoutes: includingRoutes, progress: progress, body)
         }
     }
 
@@ -91,7 +94,8 @@ public final class Replayer {
     /// The merge of three typed streams ordered by seq: tree changes, events, and steps
     /// (registrations are in memory).
     private func stream(
-        session: SessionID, until: Int, progress: ((Int) -> Void)?, _ emit: (ReplayFinding) throws -> Void
+        session: SessionID, until: Int, includingRoutes: Bool, progress: ((Int) -> Void)?,
+        _ emit: (ReplayFinding) throws -> Void
     ) throws {
         let changes = try reader.treeChanges(of: session)
         let events = try reader.events(of: session, through: until)
@@ -113,7 +117,7 @@ public final class Replayer {
                 guard let chain = open[root], chain.end == end else { continue }
                 open[root] = nil
                 for member in chain.members { chainOf[member.id] = nil }
-                finished.insert(root.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+                finished.insert(root.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree, includingRoute: includingRoutes))
             }
             while oldestOpen < openRoots.count && open[openRoots[oldestOpen]] == nil { oldestOpen += 1 }
             if oldestOpen > 4_096 && oldestOpen * 2 > openRoots.count {
@@ -178,7 +182,7 @@ public final class Replayer {
         // Raises that never ended (the recording stops during their delivery), with
         // whatever finished after them, in raise order.
         for chain in open.values {
-            finished.insert(chain.members[0].id.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree))
+            finished.insert(chain.members[0].id.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree, includingRoute: includingRoutes))
         }
         while let (_, finding) = finished.popMinimum() { try emit(finding) }
     }
@@ -188,7 +192,7 @@ public final class Replayer {
     /// Replays one chain and turns the run into a finding.
     func finding(
         for chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree,
-        variation: ChainSimulator.Variation = .init()
+        variation: ChainSimulator.Variation = .init(), includingRoute: Bool = false
     ) -> ReplayFinding {
         let (run, route) = simulate(chain, steps: steps, tree: tree, variation: variation)
         let root = chain[0]
@@ -235,7 +239,8 @@ public final class Replayer {
             transforms: chain.dropFirst().map(\.id), stoppedBy: run.stop.map { site($0.handler, $0.stepIndex) },
             failure: failure, neverSaw: neverSaw, missedHandlers: missed, lostSteps: lost,
             divergence: run.divergence.map { Divergence(stepIndex: $0.stepIndex, expected: $0.expected, recorded: $0.recorded) },
-            calls: steps.count { if case .call = $0.kind { true } else { false } })
+            calls: steps.count { if case .call = $0.kind { true } else { false } },
+            route: includingRoute ? run.visits.map(\.report) : nil)
     }
 
     /// Who released `node`, in words (see ``LostStep/releasedBy``).

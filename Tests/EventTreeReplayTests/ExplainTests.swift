@@ -74,7 +74,7 @@ import Testing
     @Test func theRouteIsReportedStepByStep() async throws {
         try await withScript { replayer, script in
             let explanation = try replayer.explain(event: script.events["consumed"]!)
-            #expect(explanation.steps.map { "\($0.number) \($0.nodePath) \($0.phase) \($0.reach) \($0.calls.map { "\($0.handler.label)=\($0.outcome)" })" } == [
+            #expect(explanation.steps.map { "\($0.number) \($0.nodePath) \($0.phase) \($0.reach) \($0.calls.map { "\($0.handler.label)=\($0.outcomeDescription)" })" } == [
                 "1 app/a/a1 target reached []",
                 "2 app/a bubble reached [\"a-stop=consumed\"]",
                 "3 app bubble not reached []",
@@ -90,11 +90,11 @@ import Testing
             let stopID = try #require(replayer.handlerIDs(labelled: "a-stop").first)
             let without = try replayer.explain(event: script.events["consumed"]!, withoutHandler: stopID)
             #expect(without.variation?.hasPrefix("without a-stop (") == true)
-            #expect(without.steps.flatMap { $0.calls }.map { "\($0.handler.label)@\($0.handler.nodePath)=\($0.outcome)" } == [
+            #expect(without.steps.flatMap { $0.calls }.map { "\($0.handler.label)@\($0.handler.nodePath)=\($0.outcomeDescription)" } == [
                 "root@app=would be called",
             ])
             let ignoring = try replayer.explain(event: script.events["consumed"]!, ignoringConsumption: true)
-            #expect(ignoring.steps.flatMap { $0.calls }.map { "\($0.handler.label)=\($0.outcome)" } == [
+            #expect(ignoring.steps.flatMap { $0.calls }.map { "\($0.handler.label)=\($0.outcomeDescription)" } == [
                 "a-stop=consumed", "root=would be called",
             ])
             #expect(throws: ReplayError.unknownHandler(HandlerID(rawValue: 999_999))) {

@@ -47,9 +47,9 @@ enum FindingEncoding {
             ("steps", .array(explanation.steps.map { step in
                 .object([
                     ("step", .integer(step.number)), ("node_path", .string(step.nodePath)),
-                    ("phase", .string(step.phase.description)), ("reach", .string(step.reach)),
+                    ("phase", .string(step.phase.description)), ("reach", .string(step.reach.description)),
                     ("calls", .array(step.calls.map { call in
-                        .object([("handler", site(call.handler)), ("outcome", .string(call.outcome))])
+                        .object([("handler", site(call.handler)), ("outcome", .string(call.outcomeDescription))])
                     })),
                     ("skipped", .array(step.skipped.map { skipped in
                         .object([("label", .string(skipped.label)), ("location", .string(skipped.location)),

@@ -24,8 +24,8 @@ public struct Explanation: Sendable {
         public let nodePath: String
         /// The phase.
         public let phase: Phase
-        /// `reached`, `not reached` or `undelivered`.
-        public let reach: String
+        /// Whether the event got there.
+        public let reach: RouteVisit.Reach
         /// The calls made there (recorded), or that would be made (what-if).
         public let calls: [CallReport]
         /// Handlers on the node that did not take part, with why.
@@ -38,8 +38,11 @@ public struct Explanation: Sendable {
     public struct CallReport: Sendable, Hashable {
         /// The handler.
         public let handler: StepHandler
-        /// The recorded outcome (`Outcome` case name), or `would be called`.
-        public let outcome: String
+        /// The recorded outcome; `nil` for a call a what-if predicts.
+        public let outcome: Outcome.Kind?
+
+        /// The outcome's name, or `would be called`.
+        public var outcomeDescription: String { outcome?.rawValue ?? "would be called" }
     }
 
     /// A handler on a visited node that did not take part.

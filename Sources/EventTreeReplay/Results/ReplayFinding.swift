@@ -26,6 +26,9 @@ public struct ReplayFinding: Sendable {
     public let divergence: Divergence?
     /// The number of handler calls recorded.
     public let calls: Int
+    /// Every step of the route with the calls made there; `nil` unless the replay was
+    /// asked for routes (`Replayer.replay(session:until:includingRoutes:progress:_:)`).
+    public let route: [RouteVisit]?
 
     /// One line saying what happened.
     public var summary: String {

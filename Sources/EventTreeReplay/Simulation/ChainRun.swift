@@ -11,25 +11,22 @@ struct ChainRun {
         let seq: Int?
     }
 
-    /// What happened at one step of the route.
-    enum Reach: Equatable {
-        /// The event got there.
-        case reached
-        /// The route had stopped before it.
-        case notReached
-        /// Its node had been released; `lostCalls` calls did not happen.
-        case undelivered(lostCalls: Int)
-    }
-
     struct Visit {
         let index: Int
         let step: RouteStep<NodeID>
-        var reach: Reach
+        var reach: RouteVisit.Reach
         var calls: [Call] = []
         /// Handlers registered on the node that did not take part, with the reason.
         var skipped: [(handler: RecordedHandler, reason: SkipReason)] = []
         /// Handlers whose calls were lost because the node had been released.
         var lost: [RecordedHandler] = []
+
+        /// The visit as replay reports it.
+        var report: RouteVisit {
+            RouteVisit(
+                index: index, node: step.node, phase: step.phase, reach: reach,
+                calls: calls.map { RouteVisit.Call(handler: $0.handler.id, outcome: $0.outcome) })
+        }
     }
 
     /// Why a handler on a visited node took no part. Kept as a value: a full replay visits
