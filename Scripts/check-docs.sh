@@ -6,8 +6,8 @@
 #
 # The targets are those of the package's library products, read from `swift package
 # dump-package`. The build goes to .build-docs (or PATH) so that it never disturbs .build;
-# the archives land in PATH/plugins/Swift-DocC/outputs/TARGET.doccarchive. To read them in a
-# browser, `swift package --disable-sandbox preview-documentation --target TARGET` (macOS).
+# the archives land in PATH/plugins/Swift-DocC/outputs/TARGET.doccarchive. To browse one:
+# `swift package --disable-sandbox preview-documentation --target TARGET`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

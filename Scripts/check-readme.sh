@@ -57,6 +57,9 @@ awk -v file="$readme" -v main="$scratch/main.swift.new" -v test="$scratch/test.s
     if (kind != "other") { print "#sourceLocation()" >> out; printf "%s\t%d\t%d\n", kind, start, NR >> index_ }
     kind = ""; next
   }
+  kind == "swift" && /(#expect|#require|@Test|@Suite)/ && !flagged[start]++ {
+    printf "test\t%d\t%d\n", start, NR >> index_
+  }
   kind == "swift" || kind == "swift-test" { print >> out }
   END { if (kind != "" && kind != "other") { printf "unclosed\t%d\t%d\n", start, NR >> index_ } }
 ' "$readme"
@@ -64,6 +67,12 @@ awk -v file="$readme" -v main="$scratch/main.swift.new" -v test="$scratch/test.s
 if grep -q '^unclosed' "$scratch/blocks.tsv"; then
   line=$(grep '^unclosed' "$scratch/blocks.tsv" | cut -f2)
   echo "error: $name:$line: the block fenced here is never closed" >&2
+  exit 1
+fi
+if grep -q '^test' "$scratch/blocks.tsv"; then
+  grep '^test' "$scratch/blocks.tsv" | while IFS=$'\t' read -r _ fence line; do
+    echo "error: $name:$line: the \`\`\`swift block fenced at line $fence uses Swift Testing (#expect, @Test): fence it \`\`\`swift-test, so that it is compiled as a test" >&2
+  done
   exit 1
 fi
 programs=$(grep -c '^swift	' "$scratch/blocks.tsv" || true)
