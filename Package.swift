@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "EventTreeJournal", targets: ["EventTreeJournal"]),
         .library(name: "EventTreeReplay", targets: ["EventTreeReplay"]),
         .library(name: "EventTreeTesting", targets: ["EventTreeTesting"]),
+        .library(name: "EventTreeReport", targets: ["EventTreeReport"]),
         .library(name: "EventTreeCommands", targets: ["EventTreeCommands"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
@@ -26,10 +27,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "EventTree"),
-        .executableTarget(name: "EventTreeMigrationEmbedder"),
-        .plugin(
-            name: "EmbedMigrations", capability: .buildTool(),
-            dependencies: ["EventTreeMigrationEmbedder"]),
+        // Build tool and plugins that embed Migrations/*.sql and a target's Templates/ into
+        // the binary (a copied `eventtree` carries its schema and its report page).
+        .executableTarget(name: "EventTreeEmbedder"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EventTreeEmbedder"]),
+        .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["EventTreeEmbedder"]),
         .target(
             name: "EventTreeJournal",
             dependencies: ["EventTree", "CEventTreeSQLite", .product(name: "Crypto", package: "swift-crypto")],
@@ -37,9 +39,14 @@ let package = Package(
         .target(name: "EventTreeReplay", dependencies: ["EventTree", "EventTreeJournal"]),
         .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"]),
         .target(
+            name: "EventTreeReport",
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"],
+            exclude: ["Templates"],
+            plugins: ["EmbedTemplates"]),
+        .target(
             name: "EventTreeCommands",
             dependencies: [
-                "EventTree", "EventTreeJournal", "EventTreeReplay",
+                "EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -61,7 +68,10 @@ let package = Package(
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeCommandsTests",
-            dependencies: ["EventTreeCommands", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting", "CEventTreeSQLite"],
+            dependencies: [
+                "EventTreeCommands", "EventTreeJournal", "EventTreeReplay", "EventTreeReport", "EventTreeTesting",
+                "CEventTreeSQLite",
+            ],
             exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

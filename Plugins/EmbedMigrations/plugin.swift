@@ -14,8 +14,8 @@ struct EmbedMigrations: BuildToolPlugin {
         return [
             .buildCommand(
                 displayName: "Embedding \(files.count) migration(s) into \(target.name)",
-                executable: try context.tool(named: "EventTreeMigrationEmbedder").url,
-                arguments: [output.path] + files.map(\.path),
+                executable: try context.tool(named: "EventTreeEmbedder").url,
+                arguments: ["migrations", output.path] + files.map(\.path),
                 inputFiles: files,
                 outputFiles: [output])
         ]

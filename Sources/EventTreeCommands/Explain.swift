@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventTree
 import EventTreeReplay
+import EventTreeReport
 
 /// `eventtree explain JOURNAL EVENT_ID`: the event's route step by step, and why a node
 /// did or did not get it.
@@ -8,7 +9,7 @@ struct Explain: TerminalCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain what happened to one event, step by step, and why a node did (not) get it.")
 
-    @OptionGroup var options: JournalArguments
+    @OptionGroup var options: PictureArguments
 
     @Argument(help: "The event's id (event_id in event_history).")
     var event: Int
@@ -30,7 +31,13 @@ struct Explain: TerminalCommand {
         let explanation = try replayer.explain(
             event: EventID(rawValue: event), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
             ignoringConsumption: ignoreConsumption)
-        switch options.format {
+        if let diagram = options.format.diagram {
+            let event = explanation.finding.event
+            let tree = try replayer.topology(session: event.session, at: event.id.rawValue - 1)
+            terminal.write(Diagram(tree: tree, explanation: explanation).rendered(as: diagram))
+            return
+        }
+        switch options.format.output ?? .table {
         case .json, .jsonl:
             terminal.write(FindingEncoding.explanation(explanation).text + "\n")
         case .csv:

@@ -1,13 +1,14 @@
 import ArgumentParser
 import EventTree
 import EventTreeReplay
+import EventTreeReport
 
 /// `eventtree topology JOURNAL`: the tree at a moment, indented, with handler counts.
 struct Topology: TerminalCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the tree of a session as it stood at a seq, with its handlers.")
 
-    @OptionGroup var options: JournalArguments
+    @OptionGroup var options: PictureArguments
 
     @Option(help: "The session (default: the last one).")
     var session: Int?
@@ -18,14 +19,19 @@ struct Topology: TerminalCommand {
     mutating func run(on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: options.journal)
         let snapshot = try replayer.topology(session: session.map(SessionID.init), at: at)
-        guard options.format == .table else {
+        if let diagram = options.format.diagram {
+            terminal.write(Diagram(tree: snapshot).rendered(as: diagram))
+            return
+        }
+        let format = options.format.output ?? .table
+        guard format == .table else {
             let table = Table(
                 columns: ["node_id", "path", "name", "depth", "handlers"],
                 rows: snapshot.nodes.map { node in
                     [.integer(node.id.rawValue), .text(node.path), .text(node.name), .integer(node.depth),
                      .integer(node.handlers.count)]
                 })
-            terminal.write(table.rendered(as: options.format))
+            terminal.write(table.rendered(as: format))
             return
         }
         var text = "session \(snapshot.session.rawValue) at seq \(snapshot.seq)\n"

@@ -14,8 +14,28 @@ struct Demo: TerminalCommand {
     @Option(help: "Output format: table, json, jsonl or csv.")
     var format: OutputFormat = .table
 
+    @Option(help: "Record a busy session instead: this many raises by the app (transforms, nested raises and errors come on top), 53 nodes, every verdict; to try the commands and the report at scale.")
+    var events: Int?
+
     mutating func run(on terminal: CommandTerminal) throws {
         try Self.replaceExistingJournal(at: journal)
+        if let events {
+            guard events > 0 else { throw ValidationError("--events takes a positive number") }
+            let recorder = try Journal(path: journal)
+            BusyScenario.run(recording: recorder, events: events)
+            try recorder.close()
+            let reader = try JournalReader(path: journal)
+            let raises = try reader.rows("SELECT count(*) FROM event_history").first?.first?.int ?? 0
+            terminal.write("""
+                Recorded a busy demo session into \(journal): \(raises) raises.
+
+                Next, read it back:
+                  eventtree replay \(journal)
+                  eventtree report \(journal)        (then open \(Report.defaultOutput(for: journal)) in a browser)
+
+                """)
+            return
+        }
         let recorder = try Journal(path: journal)
         DemoScenario.run(recording: recorder)
         try recorder.close()
@@ -49,6 +69,7 @@ struct Demo: TerminalCommand {
               eventtree sessions \(journal)
               eventtree replay \(journal)
               eventtree topology \(journal)
+              eventtree report \(journal)        (then open \(Report.defaultOutput(for: journal)) in a browser)
               sqlite3 \(journal) 'SELECT * FROM delivery_history'
 
             """)

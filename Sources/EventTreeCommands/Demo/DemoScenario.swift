@@ -77,6 +77,22 @@ package enum DemoScenario {
 
         func node(_ index: Int) -> EventNode? { lock.withLock { held[index] } }
 
+        /// How many it holds (released ones included, until removed).
+        var count: Int { lock.withLock { held.count } }
+
+        /// Holds one more.
+        func append(_ node: EventNode) { lock.withLock { held.append(node) } }
+
+        /// Lets go of the first node it still holds.
+        func releaseOldest() {
+            let node = lock.withLock { () -> EventNode? in
+                guard let index = held.firstIndex(where: { $0 != nil }) else { return nil }
+                defer { held[index] = nil }
+                return held[index]
+            }
+            _ = node
+        }
+
         /// Lets go of a post, as a screen closing it would.
         func release(at index: Int) {
             let node = lock.withLock { () -> EventNode? in

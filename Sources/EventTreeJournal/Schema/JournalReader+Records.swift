@@ -105,7 +105,7 @@ extension JournalReader {
     private static let selectEvents = """
         SELECT e.event_id, e.session_id, e.type_id, e.kind, e.origin_id, e.mode, x.cause_id, x.transformed_from,
             e.payload, e.finished_back, e.result, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
-            coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0)
+            coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0), e.raised_us
         FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id
         """
 
@@ -145,7 +145,7 @@ extension JournalReader {
             kind: kind, origin: NodeID(rawValue: row.int(4)), mode: mode, cause: cause.map(EventID.init),
             transformedFrom: transformedFrom.map(EventID.init), payload: row.text(8),
             finishedSeq: finishedBack.map { id + $0 }, status: status, stop: stop, message: row.text(14),
-            lostCalls: lostCalls, policy: row.int(16) == 1 ? .stop : .continue)
+            lostCalls: lostCalls, policy: row.int(16) == 1 ? .stop : .continue, raisedMicroseconds: row.optionalInt(17))
     }
 
     // MARK: Steps
@@ -154,7 +154,7 @@ extension JournalReader {
     public func steps(in range: ClosedRange<Int>) throws(JournalError) -> JournalStream<RecordedStep> {
         let registrations = try registrations()
         let bounds: [JournalValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
-        let calls = try cursor("SELECT seq, handler_no, code FROM j_calls WHERE seq >= ? AND seq <= ? ORDER BY seq", bounds)
+        let calls = try cursor("SELECT seq, handler_no, code, offset_us, nanos FROM j_calls WHERE seq >= ? AND seq <= ? ORDER BY seq", bounds)
         let undelivered = try cursor("""
             SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq >= ? AND seq <= ? ORDER BY seq
             """, bounds)
@@ -183,7 +183,8 @@ extension JournalReader {
         }
         return RecordedStep(
             seq: seq, event: EventID(rawValue: seq - eventBack), node: handler.node, phase: phase,
-            kind: .call(handlerNumber: handler.number, outcome: outcome))
+            kind: .call(handlerNumber: handler.number, outcome: outcome), offsetMicroseconds: row.optionalInt(3),
+            durationNanoseconds: row.int(4))
     }
 
     private func decodeUndelivered(_ row: JournalRow) throws(JournalError) -> RecordedStep {

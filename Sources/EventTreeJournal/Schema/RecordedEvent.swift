@@ -34,6 +34,9 @@ public struct RecordedEvent: Sendable, Hashable {
     public let lostCalls: Int
     /// What a failing handler did to its route.
     public let policy: FailurePolicy
+    /// When it was raised: microseconds from its session's start (`nil` in journals
+    /// written before schema version 2).
+    public let raisedMicroseconds: Int?
 
     /// Where a raise was stopped (consumed, answered, converted) or failed first.
     public struct Stop: Sendable, Hashable {
@@ -48,7 +51,8 @@ public struct RecordedEvent: Sendable, Hashable {
     package init(
         id: EventID, session: SessionID, typeName: String, typeID: Int, kind: RaisedEvent.Kind, origin: NodeID,
         mode: DeliveryMode, cause: EventID?, transformedFrom: EventID?, payload: String?, finishedSeq: Int?,
-        status: RaiseStatus.Kind?, stop: Stop?, message: String?, lostCalls: Int, policy: FailurePolicy
+        status: RaiseStatus.Kind?, stop: Stop?, message: String?, lostCalls: Int, policy: FailurePolicy,
+        raisedMicroseconds: Int? = nil
     ) {
         self.id = id
         self.session = session
@@ -66,6 +70,7 @@ public struct RecordedEvent: Sendable, Hashable {
         self.message = message
         self.lostCalls = lostCalls
         self.policy = policy
+        self.raisedMicroseconds = raisedMicroseconds
     }
 
     /// The channel it travelled on.

@@ -21,13 +21,23 @@ public struct RecordedStep: Sendable, Hashable {
     public let phase: Phase
     /// What happened.
     public let kind: Kind
+    /// A call's start: microseconds from its event's raise (`nil` for an undelivered
+    /// step, and in journals written before schema version 2).
+    public let offsetMicroseconds: Int?
+    /// A call's duration in nanoseconds (`nil` for an undelivered step).
+    public let durationNanoseconds: Int?
 
-    package init(seq: Int, event: EventID, node: NodeID, phase: Phase, kind: Kind) {
+    package init(
+        seq: Int, event: EventID, node: NodeID, phase: Phase, kind: Kind, offsetMicroseconds: Int? = nil,
+        durationNanoseconds: Int? = nil
+    ) {
         self.seq = seq
         self.event = event
         self.node = node
         self.phase = phase
         self.kind = kind
+        self.offsetMicroseconds = offsetMicroseconds
+        self.durationNanoseconds = durationNanoseconds
     }
 }
 

@@ -1,0 +1,52 @@
+import ArgumentParser
+import EventTree
+import EventTreeReport
+import Foundation
+
+/// `eventtree report JOURNAL`: one session as a self-contained HTML page.
+struct Report: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one session as a self-contained HTML page: summary, tree through time, event timeline, routes.",
+        discussion: """
+            The page needs no network (inline CSS and script) and opens from file://. Its numbers are \
+            `eventtree replay`'s. Open it with `#event=ID` after the file name to select an event.
+            """)
+
+    @Argument(help: "The journal file to read (never modified).")
+    var journal: String
+
+    @Option(help: "The session (default: the last one).")
+    var session: Int?
+
+    @Option(name: .shortAndLong, help: "The page to write (default: the journal's name with .html; - for standard output).")
+    var output: String?
+
+    mutating func run(on terminal: CommandTerminal) throws {
+        let report = try SessionReport(journal: journal, session: session.map(SessionID.init))
+        let html = report.html()
+        let target = output ?? Self.defaultOutput(for: journal)
+        if target == "-" {
+            terminal.write(html)
+            return
+        }
+        let url = URL(fileURLWithPath: target)
+        if url.standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: journal).standardizedFileURL.resolvingSymlinksInPath() {
+            throw CommandFailure(message: "\(target) is the journal itself; choose another --output")
+        }
+        do {
+            try Data(html.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw CommandFailure(message: "cannot write \(target): \((error as NSError).localizedDescription)")
+        }
+        let size = html.utf8.count
+        let shown = size < 10_000 ? "\(size) bytes" : size < 10_000_000 ? "\(size / 1_000) KB" : "\(size / 1_000_000) MB"
+        terminal.write("Wrote the report of session \(report.session.id.rawValue) (\(report.events) events) to \(target) (\(shown)).\n")
+    }
+
+    /// `app.eventtree` → `app.html`, in the current directory.
+    static func defaultOutput(for journal: String) -> String {
+        let name = URL(fileURLWithPath: journal).lastPathComponent
+        let stem = name.hasSuffix(".eventtree") ? String(name.dropLast(".eventtree".count)) : name
+        return stem + ".html"
+    }
+}

@@ -1,0 +1,80 @@
+import EventTreeJournal
+
+/// Compact JSON written straight into bytes, for the report's data (10⁵ events must not
+/// build a tree of values first).
+struct ReportJSON {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the next value needs a comma before it.
+    private var needsComma = false
+
+    mutating func string(_ value: String) {
+        separate()
+        JSONText.appendQuoted(value, to: &bytes)
+    }
+
+    mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    mutating func integer(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func integer(_ value: Int?) {
+        if let value { integer(value) } else { null() }
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// An array whose elements `body` writes.
+    mutating func array(_ body: (inout ReportJSON) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// An object; `body` writes each field with ``field(_:_:)``.
+    mutating func object(_ body: (inout ReportJSON) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+        body(&self)
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// A field of an object: its name, then the value `body` writes.
+    mutating func field(_ name: String, _ body: (inout ReportJSON) -> Void) {
+        separate()
+        JSONText.appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+        body(&self)
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    /// The JSON, safe inside an HTML `<script>` element: `<` (which JSON has only inside
+    /// strings) is written `\u003c`, so no `</script>` or `<!--` can end the element.
+    var textForScript: String {
+        var safe: [UInt8] = []
+        safe.reserveCapacity(bytes.count)
+        for byte in bytes {
+            if byte == UInt8(ascii: "<") { safe.append(contentsOf: "\\u003c".utf8) } else { safe.append(byte) }
+        }
+        return String(decoding: safe, as: UTF8.self)
+    }
+
+    /// The JSON text.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+}
