@@ -61,6 +61,10 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
         ("query-unattended", ["query", "--outcome", "deadLetter"]),
         ("query-event-handler", ["query", "--event", "98", "--handler", "save-draft"]),
         ("query-result-lost", ["query", "--result", "lost"]),
+        ("explain-consumed-dot", ["explain", "43", "--format", "dot"]),
+        ("explain-cause-chain-mermaid", ["explain", "56", "--format", "mermaid"]),
+        ("topology-dot", ["topology", "--format", "dot"]),
+        ("topology-mermaid", ["topology", "--at", "80", "--format", "mermaid"]),
     ]
 
     @Test(arguments: cases.map(\.name))

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `eventtree` executable, as a user would.
 struct Tool {
@@ -31,12 +32,55 @@ struct Tool {
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
+        // Both pipes at once: a program that fills one while this waits on the other would
+        // never finish.
+        let errors = ErrorOutput()
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) { errors.data = err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        reading.wait()
+        let stderr = errors.data
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// What a program wrote to standard error, read on another thread (the group's wait orders
+/// the write before the read).
+private final class ErrorOutput: @unchecked Sendable {
+    var data = Data()
+}
+
+/// A program of the machine's (chromium, dot) that some tests drive. Missing, such a test
+/// is skipped, unless `EVENTTREE_REQUIRE_TOOLS=1` (as CI sets it), where it fails.
+struct ExternalTool {
+    let url: URL
+
+    /// The program `name` on the `PATH`, or `nil`.
+    static func find(_ name: String) -> ExternalTool? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return ExternalTool(url: candidate) }
+        }
+        return nil
+    }
+
+    /// Whether a test without the program fails (CI) rather than being skipped.
+    static var areRequired: Bool { ProcessInfo.processInfo.environment["EVENTTREE_REQUIRE_TOOLS"] == "1" }
+
+    /// Whether `name` can be used; records an issue when it is missing and required.
+    static func available(_ name: String) -> Bool {
+        if find(name) != nil { return true }
+        if areRequired { Issue.record("\(name) is not installed, and EVENTTREE_REQUIRE_TOOLS=1 requires it") }
+        return false
+    }
+
+    /// Runs the program (see `Tool.run`).
+    func run(_ arguments: [String], timeout: Double = 120) throws -> Tool.Result {
+        try Tool.run(arguments, executable: url, timeout: timeout)
     }
 }
 
