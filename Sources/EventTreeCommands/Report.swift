@@ -29,15 +29,7 @@ struct Report: TerminalCommand {
             terminal.write(html)
             return
         }
-        let url = URL(fileURLWithPath: target)
-        if url.standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: journal).standardizedFileURL.resolvingSymlinksInPath() {
-            throw CommandFailure(message: "\(target) is the journal itself; choose another --output")
-        }
-        do {
-            try Data(html.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CommandFailure(message: "cannot write \(target): \((error as NSError).localizedDescription)")
-        }
+        try OutputFile(path: target).write(html, notOver: journal)
         let size = html.utf8.count
         let shown = size < 10_000 ? "\(size) bytes" : size < 10_000_000 ? "\(size / 1_000) KB" : "\(size / 1_000_000) MB"
         terminal.write("Wrote the report of session \(report.session.id.rawValue) (\(report.events) events) to \(target) (\(shown)).\n")

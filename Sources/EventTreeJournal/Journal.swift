@@ -94,7 +94,8 @@ public final class Journal: Recorder {
     ///   `RecordingStatus.dropped(reason:)` when the journal is closed or its full buffer
     ///   drops records.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
-        writer.enqueue(records, session: session)
+        // Called on the thread the raise ran (or, raised with await, ended) on.
+        writer.enqueue(records, session: session, thread: RaisingThread.current)
     }
 
     /// Takes the records of a change to a bus's shared state (tree, handlers, types) at once,

@@ -21,6 +21,9 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAJournal(path: String)
     /// The file was written by a newer EventTree.
     case newerVersion(path: String, found: Int, supported: Int)
+    /// The file was written by an older EventTree: reading it needs its schema upgraded
+    /// first (opening it with ``Journal`` or `eventtree upgrade` migrates it, keeping every row).
+    case olderVersion(path: String, found: Int, current: Int)
     /// A migration applied to this journal differs from the one this binary carries.
     case editedMigration(path: String, version: Int, name: String)
     /// The database is damaged or truncated.
@@ -62,6 +65,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) is an SQLite database but not an EventTree journal"
         case let .newerVersion(path, found, supported):
             "\(path) has journal schema version \(found); this eventtree supports up to version \(supported): use a newer eventtree"
+        case let .olderVersion(path, found, current):
+            "\(path) has journal schema version \(found), older than this eventtree's \(current): upgrade it with 'eventtree upgrade \(path)' (it migrates the file in place and keeps every row)"
         case let .editedMigration(path, version, name):
             "\(path) was migrated with a different migration \(version) (\(name)) than this binary carries; migrations must never be edited once shipped"
         case let .corrupt(path, detail):

@@ -25,6 +25,22 @@ struct ReportJSON {
         if let value { integer(value) } else { null() }
     }
 
+    /// A number with at most three decimals (trace times: microseconds to the nanosecond).
+    mutating func number(_ value: Double) {
+        separate()
+        let thousandths = Int((value * 1_000).rounded())
+        var text = String(thousandths / 1_000)
+        let fraction = abs(thousandths % 1_000)
+        if thousandths < 0 && thousandths > -1_000 { text = "-" + text }
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 3 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        bytes.append(contentsOf: text.utf8)
+    }
+
     mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

@@ -48,9 +48,9 @@ import Testing
             try expectEveryCommandRefuses(trigger, in: directory,
                 stderr: "\(trigger) was altered (trigger t is not part of schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
             let bare = directory + "/bare.eventtree"
-            sqliteExecute(bare, "PRAGMA application_id = \(0x4554_7265); PRAGMA user_version = 2; CREATE TABLE x (y);")
+            sqliteExecute(bare, "PRAGMA application_id = \(0x4554_7265); PRAGMA user_version = \(Journal.schemaVersion); CREATE TABLE x (y);")
             try expectEveryCommandRefuses(bare, in: directory,
-                stderr: "\(bare) was altered (index j_changes_by_node is missing from schema version 2); it is not read, as its SQL could do anything")
+                stderr: "\(bare) was altered (index j_changes_by_node is missing from schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
         }
     }
 

@@ -20,7 +20,7 @@ func execute(_ path: String, _ sql: String) {
             #expect(try lines(journal.path, "PRAGMA application_id") == ["\(0x4554_7265)"])
             #expect(try lines(journal.path, "PRAGMA journal_mode") == ["wal"])
             #expect(try lines(journal.path, "SELECT version, name FROM j_migrations")
-                == ["1|0001_initial", "2|0002_times_and_attribution"])
+                == ["1|0001_initial", "2|0002_times_and_attribution", "3|0003_threads"])
         }
     }
 
@@ -30,13 +30,17 @@ func execute(_ path: String, _ sql: String) {
         try await withTemporaryDirectory { directory in
             let path = directory + "/old.eventtree"
             try FileManager.default.copyItem(atPath: fixture, toPath: path)
-            #expect(try lines(path, "PRAGMA user_version") == ["1"])
+            #expect(foreignLines(path, "PRAGMA user_version") == ["1"])
             let columns = "event_id, session_id, event_type, mode, origin_path, cause_event_id, transformed_from_event_id, payload, result, kind"
-            let before = try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq")
+            let before = foreignLines(path, "SELECT \(columns) FROM event_history ORDER BY seq")
             #expect(before.count == 14)
+            // Readers read the current schema only, and never migrate.
+            #expect(throws: JournalError.olderVersion(path: path, found: 1, current: Journal.schemaVersion)) {
+                try JournalReader(path: path)
+            }
             let journal = try Journal(path: path)
             #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
-            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2"])
+            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3"])
             #expect(try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq") == before)
             // Rows of version 1 have no times; their raises replay as before.
             #expect(try lines(path, "SELECT count(*) FROM event_history WHERE raised_at IS NULL") == ["14"])

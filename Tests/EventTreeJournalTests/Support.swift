@@ -1,3 +1,4 @@
+import CEventTreeSQLite
 import EventTree
 import EventTreeJournal
 import EventTreeTesting
@@ -12,6 +13,24 @@ struct Boom: Error, CustomStringConvertible { var description: String { "boom" }
 func lines(_ path: String, _ sql: String) throws -> [String] {
     let reader = try JournalReader(path: path)
     return try reader.rows(sql).map { $0.map(\.description).joined(separator: "|") }
+}
+
+/// Rows of `sql` read through the plain C API (read-only), as another program would: for
+/// journals the reader refuses, such as older versions.
+func foreignLines(_ path: String, _ sql: String) -> [String] {
+    var db: OpaquePointer?
+    defer { sqlite3_close(db) }
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+    var statement: OpaquePointer?
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
+    var rows: [String] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        rows.append((0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        }.joined(separator: "|"))
+    }
+    return rows
 }
 
 /// The bytes of a file, to prove that reading left it unchanged.

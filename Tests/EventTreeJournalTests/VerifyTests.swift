@@ -81,6 +81,22 @@ final class Checkpoints: @unchecked Sendable {
         }
     }
 
+    @Test func aRaisesThreadIsChainedWithIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/thread.eventtree"
+            try Self.record(path)
+            let event = try #require(Int(try lines(path, "SELECT event_id FROM j_events ORDER BY event_id LIMIT 1 OFFSET 1")[0]))
+            #expect(try lines(path, "SELECT thread_no IS NOT NULL FROM j_events WHERE event_id = \(event)") == ["1"])
+            execute(path, "UPDATE j_events SET thread_no = thread_no + 1 WHERE event_id = \(event)")
+            #expect(try Self.verify(path).firstBadSeq == event)
+            // The thread's name too: a renamed thread alters the first raise that names it.
+            try Self.record(path + "2")
+            let first = try #require(Int(try lines(path + "2", "SELECT min(event_id) FROM j_events")[0]))
+            execute(path + "2", "UPDATE j_threads SET name = 'elsewhere'")
+            #expect(try Self.verify(path + "2").firstBadSeq == first)
+        }
+    }
+
     @Test func aRemovedRowIsNamedByTheRecordAfterIt() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/removed.eventtree"

@@ -76,6 +76,11 @@ public final class JournalReader {
         }
         let identity = try Migrator.identify(db, path: resolved)
         try Migrator.validate(identity, path: resolved, allowEmpty: false)
+        // The typed reader and the views read the current schema only; an older file is
+        // upgraded by its writer (or `eventtree upgrade`), never here: reading changes nothing.
+        guard identity.version == Migrator.latestVersion else {
+            throw .olderVersion(path: resolved, found: identity.version, current: Migrator.latestVersion)
+        }
         try SchemaCheck.verify(db, version: identity.version, path: resolved)
         // No query on an untrusted file runs unbounded: a budget in proportion to its size
         // (a legitimate query reads the file a few times over, not more).

@@ -171,7 +171,8 @@ package final class ChainEncoder {
     package func raise<Payload: Collection<UInt8>>(
         seq: Int, session: Int, eventType: String?, kind: Int, origin: Int, mode: Int, payload: Payload?,
         finishedBack: Int?, result: Int?, raisedMicroseconds: Int?, cause: Int?, transformedFrom: Int?,
-        stopHandler: Int?, stopNode: Int?, stopPhase: Int?, message: String?, lostCalls: Int, onFailure: Int
+        stopHandler: Int?, stopNode: Int?, stopPhase: Int?, message: String?, lostCalls: Int, onFailure: Int,
+        thread: Int? = nil, threadName: String? = nil
     ) {
         start(.raise, seq: seq)
         int(session)
@@ -191,6 +192,12 @@ package final class ChainEncoder {
         text(message)
         int(lostCalls)
         int(onFailure)
+        // Since schema version 3; absent (not even a marker) before, so that older records
+        // keep their bytes.
+        if let thread {
+            int(thread)
+            text(threadName)
+        }
     }
 
     package func unattended(seq: Int, event: Int) {

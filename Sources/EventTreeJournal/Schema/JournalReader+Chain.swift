@@ -109,8 +109,9 @@ extension JournalReader {
         sources.append(try stream("""
             SELECT e.event_id, e.session_id, t.name, e.kind, e.origin_id, e.mode, e.payload, e.finished_back, e.result,
                 e.raised_us, x.cause_id, x.transformed_from, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
-                coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0)
+                coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0), e.thread_no, th.name
             FROM j_events e LEFT JOIN j_types t ON t.type_id = e.type_id LEFT JOIN j_event_details x ON x.event_id = e.event_id
+                LEFT JOIN j_threads th ON th.session_id = e.session_id AND th.thread_no = e.thread_no
             WHERE e.event_id >= ? ORDER BY e.event_id
             """) { row, encoder in
             encoder.raise(
@@ -118,7 +119,8 @@ extension JournalReader {
                 mode: row.int(5), payload: row.bytes(6), finishedBack: row.optionalInt(7), result: row.optionalInt(8),
                 raisedMicroseconds: row.optionalInt(9), cause: row.optionalInt(10), transformedFrom: row.optionalInt(11),
                 stopHandler: row.optionalInt(12), stopNode: row.optionalInt(13), stopPhase: row.optionalInt(14),
-                message: row.text(15), lostCalls: row.int(16), onFailure: row.int(17))
+                message: row.text(15), lostCalls: row.int(16), onFailure: row.int(17), thread: row.optionalInt(18),
+                threadName: row.text(19))
         })
         sources.append(try stream(
             "SELECT unattended_seq, event_id FROM j_event_details WHERE unattended_seq >= ? ORDER BY unattended_seq"

@@ -89,6 +89,16 @@ extension JournalReader {
         }
     }
 
+    /// The names of the threads that raised `session`'s events, by number
+    /// (``RecordedEvent/thread``): `main`, or the name the system gave the thread.
+    public func threadNames(of session: SessionID) throws(JournalError) -> [Int: String] {
+        var names: [Int: String] = [:]
+        try each("SELECT thread_no, name FROM j_threads WHERE session_id = ?", [.integer(session.rawValue)]) { row throws(JournalError) in
+            names[row.int(0)] = row.text(1) ?? "thread \(row.int(0))"
+        }
+        return names
+    }
+
     /// The events produced by transforms and raised in `range`, in raise order.
     public func transformedEvents(in range: ClosedRange<Int>) throws(JournalError) -> [RecordedEvent] {
         let registrations = try registrations()
@@ -105,7 +115,7 @@ extension JournalReader {
     private static let selectEvents = """
         SELECT e.event_id, e.session_id, e.type_id, e.kind, e.origin_id, e.mode, x.cause_id, x.transformed_from,
             e.payload, e.finished_back, e.result, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
-            coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0), e.raised_us
+            coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0), e.raised_us, e.thread_no
         FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id
         """
 
@@ -145,7 +155,8 @@ extension JournalReader {
             kind: kind, origin: NodeID(rawValue: row.int(4)), mode: mode, cause: cause.map(EventID.init),
             transformedFrom: transformedFrom.map(EventID.init), payload: row.text(8),
             finishedSeq: finishedBack.map { id + $0 }, status: status, stop: stop, message: row.text(14),
-            lostCalls: lostCalls, policy: row.int(16) == 1 ? .stop : .continue, raisedMicroseconds: row.optionalInt(17))
+            lostCalls: lostCalls, policy: row.int(16) == 1 ? .stop : .continue, raisedMicroseconds: row.optionalInt(17),
+            thread: row.optionalInt(18))
     }
 
     // MARK: Steps

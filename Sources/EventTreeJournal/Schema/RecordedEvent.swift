@@ -37,6 +37,10 @@ public struct RecordedEvent: Sendable, Hashable {
     /// When it was raised: microseconds from its session's start (`nil` in journals
     /// written before schema version 2).
     public let raisedMicroseconds: Int?
+    /// The number of the thread it was raised on (the raise's outermost raise ran there),
+    /// dense per process; ``JournalReader/threadNames(of:)`` names it. `nil` in journals
+    /// written before schema version 3.
+    public let thread: Int?
 
     /// Where a raise was stopped (consumed, answered, converted) or failed first.
     public struct Stop: Sendable, Hashable {
@@ -52,7 +56,7 @@ public struct RecordedEvent: Sendable, Hashable {
         id: EventID, session: SessionID, typeName: String, typeID: Int, kind: RaisedEvent.Kind, origin: NodeID,
         mode: DeliveryMode, cause: EventID?, transformedFrom: EventID?, payload: String?, finishedSeq: Int?,
         status: RaiseStatus.Kind?, stop: Stop?, message: String?, lostCalls: Int, policy: FailurePolicy,
-        raisedMicroseconds: Int? = nil
+        raisedMicroseconds: Int? = nil, thread: Int? = nil
     ) {
         self.id = id
         self.session = session
@@ -71,6 +75,7 @@ public struct RecordedEvent: Sendable, Hashable {
         self.lostCalls = lostCalls
         self.policy = policy
         self.raisedMicroseconds = raisedMicroseconds
+        self.thread = thread
     }
 
     /// The channel it travelled on.

@@ -25,6 +25,7 @@ final class RowWriter {
     private let removeHandler: Statement
     private let insertMatch: Statement
     private let insertEvent: Statement
+    private let insertThread: Statement
     private let insertEventDetails: Statement
     private let markEventUnattended: Statement
     private let insertCall: Statement
@@ -72,9 +73,11 @@ final class RowWriter {
         removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
         insertEvent = try db.prepare("""
-            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result, raised_us)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result, raised_us,
+                thread_no)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        insertThread = try db.prepare("INSERT OR IGNORE INTO j_threads (session_id, thread_no, name) VALUES (?, ?, ?)")
         insertEventDetails = try db.prepare("""
             INSERT INTO j_event_details (event_id, cause_id, transformed_from, stop_handler_no, stop_node_id, stop_phase,
                 message, unattended_seq, lost_calls, on_failure)
@@ -150,7 +153,7 @@ final class RowWriter {
                 var count = model.pendingCounts[batch.session] ?? (0, 0, 0)
                 for record in batch.records {
                     if case .sessionEnded = record.fact { publish = true }
-                    try apply(record, session: batch.session, count: &count)
+                    try apply(record, session: batch.session, thread: batch.thread, count: &count)
                 }
                 model.pendingCounts[batch.session] = count
             }
@@ -197,7 +200,7 @@ final class RowWriter {
     // MARK: Facts to rows
 
     private func apply(
-        _ record: FactRecord, session: SessionID, count: inout (events: Int, steps: Int, dropped: Int)
+        _ record: FactRecord, session: SessionID, thread: Int?, count: inout (events: Int, steps: Int, dropped: Int)
     ) throws(SQLiteError) {
         let seq = record.seq
         switch record.fact {
@@ -232,8 +235,14 @@ final class RowWriter {
             keepForChain(seq)
         case .raised(let raised):
             count.events += 1
+            if let thread, model.namedThreads.insert(ThreadKey(session: session, number: thread)).inserted {
+                try insertThread.bind(session.rawValue, at: 1)
+                try insertThread.bind(thread, at: 2)
+                try insertThread.bind(RaisingThread.name(of: thread), at: 3)
+                try insertThread.run()
+            }
             model.openEvents[raised.id] = EventRow(
-                raised: raised, session: session, type: try typeID(raised.typeName))
+                raised: raised, session: session, type: try typeID(raised.typeName), thread: thread)
         case let .raiseFinished(event, status):
             guard var row = model.openEvents[event] else { return }
             row.finishedSeq = seq
@@ -505,6 +514,7 @@ final class RowWriter {
         let start = model.sessionClocks[row.session]?.nanoseconds
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
         try insertEvent.bind(raisedMicroseconds, at: 10)
+        try insertEvent.bind(row.thread, at: 11)
         try insertEvent.run()
 
         let site = row.status?.site
@@ -518,7 +528,8 @@ final class RowWriter {
             raisedMicroseconds: raisedMicroseconds, cause: raised.cause?.rawValue,
             transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
             stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
-            onFailure: raised.policy == .stop ? 1 : 0)
+            onFailure: raised.policy == .stop ? 1 : 0, thread: row.thread,
+            threadName: row.thread.map(RaisingThread.name(of:)))
         keepForChain(raised.id.rawValue)
         guard raised.cause != nil || raised.transformedFrom != nil || site != nil || row.unattendedSeq != nil
             || row.lostCalls > 0 || raised.policy == .stop
@@ -603,6 +614,8 @@ struct EventRow {
     let raised: RaisedEvent
     let session: SessionID
     let type: Int
+    /// The number of the thread it was raised on.
+    let thread: Int?
     var finishedSeq: Int?
     var status: RaiseStatus?
     var unattendedSeq: Int?

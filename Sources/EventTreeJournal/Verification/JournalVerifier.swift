@@ -41,9 +41,6 @@ public struct JournalVerifier {
         guard integrity == "ok" else {
             return result(.damaged("integrity_check failed: \(integrity)"), records: 0, unchained: 0)
         }
-        if reader.schemaVersion < 2 {
-            return result(.unchained("schema version \(reader.schemaVersion) predates the hash chain"), records: 0, unchained: 0)
-        }
         for (index, checkpoint) in checkpoints.enumerated() {
             if checkpoint.records < 1 || checkpoint.hash.count != 32 || checkpoint.tags.count != 2 * checkpoint.records {
                 return result(.altered(seq: checkpoint.upto, "its checkpoint row is malformed"), records: 0, unchained: 0)

@@ -107,7 +107,7 @@ final class JournalWriter: @unchecked Sendable {
     ///
     /// - Returns: What became of the batch.
     @discardableResult
-    func enqueue(_ records: [FactRecord], session: SessionID, isChange: Bool = false) -> RecordingStatus {
+    func enqueue(_ records: [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false) -> RecordingStatus {
         guard let first = records.first else { return .accepted }
         let count = records.count
         lock.lock()
@@ -129,7 +129,7 @@ final class JournalWriter: @unchecked Sendable {
         let ticket = nextTicket
         nextTicket += 1
         let wasEmpty = pending.isEmpty
-        pending.append(PendingBatch(records: records, session: session, ticket: ticket))
+        pending.append(PendingBatch(records: records, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }

@@ -5,6 +5,9 @@ struct PendingBatch: Sendable {
     let records: [FactRecord]
     let session: SessionID
     let ticket: Int
+    /// The number of the thread that raised them (see `RaisingThread`); `nil` for changes
+    /// to the tree and the handlers.
+    let thread: Int?
 }
 
 /// A note the writer adds to the journal about its own trouble.

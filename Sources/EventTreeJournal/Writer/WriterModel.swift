@@ -11,6 +11,8 @@ struct WriterModel {
     var typeIDs: [String: Int] = [:]
     var nextTypeID: Int
     var openEvents: [EventID: EventRow] = [:]
+    /// The threads named in `j_threads`, per session.
+    var namedThreads: Set<ThreadKey> = []
     /// Each session's start: on the wall clock and on its bus's monotonic clock, to place
     /// raises and calls in time. Sessions of this process only (older ones end no more).
     var sessionClocks: [SessionID: (wall: Double, nanoseconds: Int)] = [:]
@@ -63,4 +65,10 @@ struct UnchainedRecords {
         }
         self = rest
     }
+}
+
+/// A thread of one session.
+struct ThreadKey: Hashable {
+    let session: SessionID
+    let number: Int
 }

@@ -1,0 +1,49 @@
+import ArgumentParser
+import EventTree
+import EventTreeReport
+import Foundation
+
+/// `eventtree export JOURNAL --format chrome-trace|jsonl`: the journal for other tools.
+struct Export: TerminalCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export a journal for other tools: a trace for Perfetto and chrome://tracing, or JSON Lines.",
+        discussion: """
+            chrome-trace: the Trace Event format (JSON); each session a process, each thread a track, a slice \
+            per raise and per handler call, arrows from raises to their calls and from causes to what they \
+            raised. jsonl: every record, one JSON object per line, in seq order.
+            """)
+
+    /// What `export` writes.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case chromeTrace = "chrome-trace"
+        case jsonl
+    }
+
+    @Argument(help: "The journal file to read (never modified).")
+    var journal: String
+
+    @Option(help: "chrome-trace or jsonl.")
+    var format: Format
+
+    @Option(help: "Export only this session (chrome-trace; default: every session).")
+    var session: Int?
+
+    @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
+    var output: String?
+
+    mutating func run(on terminal: CommandTerminal) throws {
+        if session != nil && format == .jsonl {
+            throw ValidationError("--session applies to chrome-trace; jsonl exports every record")
+        }
+        var text = ""
+        let write: (String) -> Void = output == nil ? { terminal.write($0) } : { text += $0 }
+        switch format {
+        case .chromeTrace:
+            write(try TraceExport(journal: journal, session: session.map(SessionID.init)).chromeTrace())
+        case .jsonl:
+            try RecordLines(journal: journal).write(write)
+        }
+        guard let output else { return }
+        try OutputFile(path: output).write(text, notOver: journal)
+    }
+}
