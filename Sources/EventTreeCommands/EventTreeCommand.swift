@@ -36,13 +36,13 @@ public struct EventTreeCommand: ParsableCommand {
             }
             return 0
         } catch let error as JournalError {
-            terminal.writeError("error: \(error)\n")
+            terminal.writeError(errorLine("\(error)"))
             return badInputStatus
         } catch let error as ReplayError {
-            terminal.writeError("error: \(error)\n")
+            terminal.writeError(errorLine("\(error)"))
             return badInputStatus
         } catch let error as CommandFailure {
-            terminal.writeError("error: \(error.message)\n")
+            terminal.writeError(errorLine(error.message))
             return error.status
         } catch let code as ExitCode {
             // The command said what it had to on standard output (a verdict).
@@ -58,9 +58,26 @@ public struct EventTreeCommand: ParsableCommand {
             let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") && !$0.hasPrefix("Help:") }
             let line = lines.joined(separator: " ")
-            terminal.writeError("error: \(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)\n")
+            terminal.writeError(errorLine(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
             return badInputStatus
         }
+    }
+
+    /// `error: message` as one line: line breaks and other control characters in it (a
+    /// path may hold any of them) are written as escapes.
+    static func errorLine(_ message: String) -> String {
+        var line = "error: "
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                line += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        return line + "\n"
     }
 }
 

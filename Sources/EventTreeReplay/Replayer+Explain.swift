@@ -220,7 +220,8 @@ extension Replayer {
     /// - Throws: ``ReplayError/unknownSession(_:)``.
     public func topology(session: SessionID? = nil, at seq: Int? = nil) throws -> TreeSnapshot {
         let summary = try self.session(session)
-        let at = seq ?? Int.max - 1
+        // Past the end is the end (and `at + 1` below stays in range).
+        let at = min(seq ?? Int.max - 1, Int.max - 1)
         let tree = try tree(session: summary.id, before: at + 1)
         var entries: [TreeSnapshot.Entry] = []
         for root in tree.roots {

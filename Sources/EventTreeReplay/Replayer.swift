@@ -33,7 +33,7 @@ public final class Replayer {
             "SELECT session_id, started_at, ended_at, process, events, steps, dropped, host, app_version FROM sessions ORDER BY session_id"
         ) { row in
             sessions.append(SessionSummary(
-                id: SessionID(rawValue: row.int(0)), startedAt: row.text(1) ?? "", endedAt: row.text(2),
+                id: SessionID(rawValue: try reader.checkedSeq(row.int(0), "a session")), startedAt: row.text(1) ?? "", endedAt: row.text(2),
                 process: row.text(3) ?? "", events: row.int(4), steps: row.int(5), dropped: row.int(6),
                 host: row.text(7) ?? "", appVersion: row.text(8)))
         }

@@ -58,7 +58,7 @@ extension JournalReader {
     public func sessionIDs() throws(JournalError) -> [SessionID] {
         var ids: [SessionID] = []
         try each("SELECT session_id FROM j_sessions ORDER BY session_id") { row throws(JournalError) in
-            ids.append(SessionID(rawValue: row.int(0)))
+            ids.append(SessionID(rawValue: try checkedSeq(row.int(0), "a session")))
         }
         return ids
     }
@@ -120,7 +120,8 @@ extension JournalReader {
         """
 
     private func decodeEvent(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedEvent {
-        let id = row.int(0)
+        let id = try checkedSeq(row.int(0), "an event")
+        _ = try checkedSeq(row.int(1), "an event's session")
         let typeID = row.int(2)
         guard let typeName = registrations.typeNames[typeID] else { throw damaged(id, "unknown event type \(typeID)") }
         guard let kind = RaisedEvent.Kind(rawValue: row.int(3)) else { throw damaged(id, "unknown event kind \(row.int(3))") }
@@ -185,7 +186,7 @@ extension JournalReader {
     }
 
     private func decodeCall(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {
-        let seq = row.int(0)
+        let seq = try checkedSeq(row.int(0), "a handler call")
         guard let handler = registrations.handler(numbered: row.int(1)) else {
             throw damaged(seq, "a call names handler \(row.int(1)), which the journal does not have")
         }
@@ -199,7 +200,7 @@ extension JournalReader {
     }
 
     private func decodeUndelivered(_ row: JournalRow) throws(JournalError) -> RecordedStep {
-        let seq = row.int(0)
+        let seq = try checkedSeq(row.int(0), "an undelivered step")
         guard let phase = JournalCodes.phase(row.int(3)) else { throw damaged(seq, "unknown phase \(row.int(3))") }
         guard row.int(4) >= 0, row.int(1) < seq else { throw damaged(seq, "an undelivered step makes no sense") }
         return RecordedStep(
@@ -251,7 +252,7 @@ extension JournalReader {
         return try JournalStream { () throws(JournalError) in
             guard rows.hasRow else { return nil }
             let row = rows.row
-            let seq = row.int(0)
+            let seq = try self.checkedSeq(row.int(0), "a tree change")
             guard let change = JournalTree.Change(
                 kind: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4), name: row.text(5))
             else { throw self.damaged(seq, "a tree change has the unknown kind \(row.int(2)) or no parent") }
@@ -413,6 +414,17 @@ extension JournalReader {
 
     func damaged(_ seq: Int, _ detail: String) -> JournalError {
         .damaged(path: path, seq: seq, detail: detail)
+    }
+
+    /// The largest seq a journal can hold: a counter from 1 that would take centuries to
+    /// get there. Larger (or non-positive) numbers in a file are damage, and refusing them
+    /// here keeps every `seq + 1` of the readers from overflowing.
+    package static let maximumSeq = 1 << 60
+
+    /// `seq` when it is one a journal can hold; otherwise the file is damaged.
+    package func checkedSeq(_ seq: Int, _ what: String) throws(JournalError) -> Int {
+        guard seq >= 1 && seq <= Self.maximumSeq else { throw damaged(seq, "\(what) has the seq \(seq), which no journal reaches") }
+        return seq
     }
 
     /// Calls `body` with each row of a query.

@@ -42,7 +42,11 @@ public struct JournalVerifier {
             return result(.damaged("integrity_check failed: \(integrity)"), records: 0, unchained: 0)
         }
         for (index, checkpoint) in checkpoints.enumerated() {
-            if checkpoint.records < 1 || checkpoint.hash.count != 32 || checkpoint.tags.count != 2 * checkpoint.records {
+            // Bounds first: the counts below must not overflow on a hostile file.
+            if checkpoint.upto < 1 || checkpoint.upto > JournalReader.maximumSeq || checkpoint.records < 1
+                || checkpoint.records > checkpoint.upto || checkpoint.hash.count != 32
+                || checkpoint.tags.count != 2 * checkpoint.records
+            {
                 return result(.altered(seq: checkpoint.upto, "its checkpoint row is malformed"), records: 0, unchained: 0)
             }
             if index > 0, checkpoint.upto <= checkpoints[index - 1].upto {
