@@ -171,8 +171,6 @@ public struct JournalVerification: Sendable {
         case altered(seq: Int, String)
         /// The file itself is damaged.
         case damaged(String)
-        /// The journal has no chain (written before schema version 2).
-        case unchained(String)
     }
 
     /// The verdict.
@@ -207,8 +205,6 @@ public struct JournalVerification: Sendable {
             return "altered at seq \(seq): \(reason); \(headText)"
         case .damaged(let reason):
             return "damaged: \(reason); \(headText)"
-        case .unchained(let reason):
-            return "not verifiable: \(reason); \(headText)"
         }
     }
 }
