@@ -126,3 +126,58 @@ import Testing
         #expect(seqs == Array(seqs.first!...seqs.last!))
     }
 }
+
+@Suite struct MemoryTests {
+    @Test func aBusAndItsNodesAreFreedWhenTheAppLetsGoOfThem() {
+        weak var weakBus: EventBus?
+        weak var weakNode: EventNode?
+        do {
+            let fixture = Fixture()
+            fixture.everywhere()
+            fixture.a1.raise(Ping())
+            weakBus = fixture.bus
+            weakNode = fixture.a1
+        }
+        #expect(weakNode == nil)
+        #expect(weakBus == nil)
+    }
+
+    /// Something a handler's closure holds.
+    final class Held: Sendable {}
+
+    @Test func aHandlersClosureIsFreedWhenItsTokenIsRemovedOrItsNodeReleased() {
+        let fixture = Fixture()
+        weak var removed: Held?
+        weak var released: Held?
+        do {
+            let one = Held()
+            let two = Held()
+            removed = one
+            released = two
+            let token = fixture.a.on(Ping.self, label: "one") { _, _ in withExtendedLifetime(one) { .handled } }
+            fixture.b1.on(Ping.self, label: "two") { _, _ in withExtendedLifetime(two) { .handled } }
+            fixture.a1.raise(Ping())
+            token.remove()
+        }
+        #expect(removed == nil)
+        #expect(released != nil)
+        fixture.b1.release()
+        #expect(released == nil)
+    }
+
+    @Test func aJournaledBusIsFreedToo() async throws {
+        weak var weakBus: EventBus?
+        try await withTemporaryJournal { journal in
+            do {
+                let bus = EventBus(recorder: journal)
+                let app = EventNode("app", bus: bus)
+                app.on(Ping.self, label: "h") { _, _ in .handled }
+                app.raise(Ping())
+                bus.end()
+                weakBus = bus
+            }
+            try journal.flush()
+        }
+        #expect(weakBus == nil)
+    }
+}
