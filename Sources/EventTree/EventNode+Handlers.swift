@@ -16,13 +16,17 @@ extension EventNode {
     ///   - line: The line it is registered on, filled in by the compiler.
     ///   - handler: Returns what it did; throwing records a failure and raises the error.
     /// - Returns: A token that removes exactly this handler.
+    /// - Precondition: `type` is an ``Event`` type or a protocol type: a handler for a
+    ///   concrete type that is not an event (`on(Int.self)`) could never be called, and
+    ///   stops the program at registration, naming the file and line.
     @discardableResult
     public func on<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
-        register(
+        Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
+        return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
             line: line, matching: .type(E.self), body: .anyThread(typedBody(E.self, handler)))
     }
@@ -37,7 +41,8 @@ extension EventNode {
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
-        register(
+        Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
+        return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
             line: line, matching: .type(E.self), body: .mainActor(typedMainActorBody(E.self, handler)))
     }
@@ -71,7 +76,8 @@ extension EventNode {
         fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
-        register(
+        Self.requireMatchable(E.self, channel: .errors, fileID: fileID, line: line)
+        return register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
             fileID: fileID, line: line, matching: .type(E.self),
             body: .anyThread(typedBody(E.self, handler)))
@@ -87,6 +93,22 @@ extension EventNode {
         register(
             typeName: nil, channel: .errors, phases: phases, label: label, fileID: fileID, line: line,
             matching: .any(), body: .anyThread { box, context in try handler(box.anyValue as! any Error, context) })
+    }
+
+    /// Stops a registration that could never be called: a concrete type that is not an
+    /// ``Event`` (events) or not an `Error` (errors). Swift cannot say so at compile time,
+    /// because `on(_:)` also takes protocol types (`(any Trackable).self`), which no
+    /// generic constraint can tell from a concrete type; protocol types are let through,
+    /// since events or errors may adopt them.
+    static func requireMatchable(_ type: Any.Type, channel: HandlerRegistration.Channel, fileID: String, line: Int) {
+        let matches = channel == .events ? type is any Event.Type : type is any Error.Type
+        let name = String(describing: type)
+        // A protocol type (`any P`, `any P & Q`, `Any`) has existential type metadata, whose
+        // kind word is 0x303 (the Swift runtime's stable ABI: MetadataKind::Existential).
+        let isProtocolType = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: Int.self) == 0x303
+        precondition(
+            matches || isProtocolType,
+            "\(fileID):\(line): on\(channel == .errors ? "Error" : "")(\(name).self) registers a handler that could never be called: \(name) is not \(channel == .errors ? "an Error" : "an Event"); make it conform, or register for a protocol the \(channel == .errors ? "errors" : "events") adopt")
     }
 
     private func register(

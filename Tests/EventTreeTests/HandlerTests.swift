@@ -139,3 +139,29 @@ final class ContextBox: @unchecked Sendable {
     func append(_ context: HandlerContext) { lock.run { stored.append(context) } }
     var values: [HandlerContext] { lock.run { stored } }
 }
+
+/// A handler for a type that can never be delivered is stopped at registration (Swift
+/// cannot refuse it at compile time: `on(_:)` also takes protocol types).
+@Suite struct UnmatchableHandlerTests {
+    @Test func aHandlerForATypeThatIsNotAnEventStopsTheProgramWithTheReason() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = EventNode("app", bus: EventBus())
+            app.on(Int.self, label: "never") { _, _ in .handled }
+        }
+        let message = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("on(Int.self) registers a handler that could never be called: Int is not an Event; make it conform, or register for a protocol the events adopt"))
+    }
+
+    @Test func anErrorHandlerForATypeThatIsNotAnErrorStopsTooButProtocolTypesPass() async {
+        await #expect(processExitsWith: .failure) {
+            EventNode("app", bus: EventBus()).onError(String.self) { _, _ in .handled }
+        }
+        let passed = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let app = EventNode("app", bus: EventBus())
+            app.on((any Event).self) { _, _ in .handled }
+            app.onError((any CustomStringConvertible & Sendable).self) { _, _ in .handled }
+            app.on(Ping.self) { _, _ in .handled }
+        }
+        #expect(passed?.standardErrorContent == [])
+    }
+}
