@@ -5,14 +5,14 @@ import PackageDescription
 // libFuzzer targets for EventTree, in their own package so that the library gains nothing.
 // Build and run them with Scripts/fuzz.sh, or by hand:
 //
-//     swift build -c release --sanitize=address -Xswiftc -sanitize=fuzzer
+//     swift build -c release --sanitize=address -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld
 //     SWIFT_BACKTRACE=enable=no .build/release/fuzz-reader Corpus/fuzz-reader -max_total_time=60
 //
 // `-Xswiftc -sanitize=fuzzer` instruments every Swift module for coverage and links
 // libFuzzer; each target has a `main` of its own that runs libFuzzer's driver on its
 // `LLVMFuzzerTestOneInput`. (SwiftPM's `--sanitize=fuzzer` would instead compile every
-// executable as a library so that libFuzzer's `main` can take over, the EmbedMigrations
-// plugin's tool included, whose top-level code then does not compile.)
+// executable as a library so that libFuzzer's `main` can take over, the build tool of the
+// parent's plugins included, whose top-level code then does not compile.)
 
 /// The name SwiftPM compiles the parent package's modules with (`-package-name`): its
 /// identity, which is its folder's name, lowercased, as a C identifier. fuzz-payload is
