@@ -13,11 +13,14 @@ let package = Package(
         .library(name: "EventTreeTesting", targets: ["EventTreeTesting"]),
         .library(name: "EventTreeReport", targets: ["EventTreeReport"]),
         .library(name: "EventTreeCommands", targets: ["EventTreeCommands"]),
+        .library(name: "EventTreeTracing", targets: ["EventTreeTracing"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // EventTreeTracing's spans; 1.3.0 is the first release with InMemoryTracing, which its tests use.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
         // `swift package generate-documentation` (Scripts/check-docs.sh); no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -51,6 +54,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
+        // Raises and handler calls as spans of any tracer bootstrapped with swift-distributed-tracing
+        // (no journal dependency: it is one recorder among others, see FanOutRecorder).
+        .target(
+            name: "EventTreeTracing",
+            dependencies: ["EventTree", .product(name: "Tracing", package: "swift-distributed-tracing")]),
         // The reliability harnesses of Scripts/reliability.sh (kill -9, power loss, faults,
         // a full disk, readers beside a writer) and their test-only fault-injecting VFS.
         .target(name: "CEventTreeFaultVFS", dependencies: ["CEventTreeSQLite"], path: "Scripts/Harness/FaultVFS"),
@@ -73,6 +81,12 @@ let package = Package(
                 "CEventTreeSQLite",
             ],
             exclude: ["Golden"]),
+        .testTarget(
+            name: "EventTreeTracingTests",
+            dependencies: [
+                "EventTree", "EventTreeTracing", "EventTreeJournal", "EventTreeTesting",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
