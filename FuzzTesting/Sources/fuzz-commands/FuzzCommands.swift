@@ -87,7 +87,9 @@ enum CommandLineBuilder {
         } + [journals[0], Scratch.directory, Scratch.directory + "/missing", "/dev/null", "", "-", "file:x", "./"]
     }()
 
-    static let subcommands = ["sessions", "replay", "topology", "query", "tail", "verify", "explain", "report", "help"]
+    static let subcommands = [
+        "sessions", "replay", "topology", "query", "tail", "verify", "explain", "report", "help", "export",
+    ]
 
     /// What an option's value is.
     enum Value { case none, number, node, type, format, classes, phase, outcome, head, file }
@@ -108,7 +110,7 @@ enum CommandLineBuilder {
         "NamedEvent", "Ping", "app//tabs", "/", "app/",
     ]
 
-    static let formats = ["table", "json", "jsonl", "csv", "JSON", ""]
+    static let formats = ["table", "json", "jsonl", "csv", "JSON", "", "chrome-trace", "dot", "mermaid"]
     static let classes = ["delivered,consumed", ",", "lost,,diverged", "bogus", "failed", "unhandled", "diverged"]
     static let phases = ["capture", "target", "bubble", "propagate", "Capture"]
     static let outcomes = ["ignored", "handled", "consumed", "consumedImmediately", "transformed", "answered", "failed", "undelivered"]
@@ -128,6 +130,8 @@ enum CommandLineBuilder {
     static func arguments(from input: inout FuzzInput) -> [String] {
         let seed = SeedJournals.all[Int(input.byte() % 2)]
         var arguments = [input.pick(subcommands)]
+        // `export` needs a format of its own.
+        if arguments[0] == "export" && input.byte() % 4 != 0 { arguments += ["--format", input.pick(["jsonl", "chrome-trace"])] }
         if input.byte() % 8 != 0 {
             arguments.append(journals[SeedJournals.all.firstIndex { $0.name == seed.name } ?? 0])
         }
@@ -175,10 +179,10 @@ enum CommandLineBuilder {
         }
     }
 
-    /// Keeps a command line from doing what is not a bug: `demo` and `report --output`
+    /// Keeps a command line from doing what is not a bug: `demo`, `upgrade` and `--output`
     /// write files, and `tail --follow` waits for more rows until it is stopped.
     static func harmless(_ argument: String) -> String {
-        let writes = argument == "demo" || argument.hasPrefix("-o") || argument.hasPrefix("--output")
+        let writes = ["demo", "upgrade"].contains(argument) || argument.hasPrefix("-o") || argument.hasPrefix("--output")
         return writes || argument.hasPrefix("--follow") || argument.hasPrefix("--seconds") ? "x" + argument : argument
     }
 
