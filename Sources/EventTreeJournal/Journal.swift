@@ -67,6 +67,13 @@ public final class Journal: Recorder {
             throw JournalError(error, path: resolved)
         }
         try Migrator.migrate(db, from: identity.version, path: resolved)
+        if identity.version < Migrator.latestVersion {
+            // Make the new schema durable before any record relies on it: in buffered mode a
+            // power cut may undo commits back to the last checkpoint, and a journal must never
+            // fall back to an older schema under records written for the new one.
+            let status = sqlite3_wal_checkpoint_v2(db.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+            guard status == SQLITE_OK else { throw JournalError(db.error(status, sql: "PRAGMA wal_checkpoint(TRUNCATE)"), path: resolved) }
+        }
         let rows: RowWriter
         do {
             sequence = SequenceCounter(
