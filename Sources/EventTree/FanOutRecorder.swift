@@ -31,6 +31,8 @@ public final class FanOutRecorder: Recorder {
     ///   - primary: The recorder whose sequence numbers every fact and whose status every
     ///     raise returns: the journal, when there is one.
     ///   - others: Recorders that take the records as numbered, in the order given.
+    ///   - fileID: Where the fan-out is made, for the message of a misuse.
+    ///   - line: The line of that place.
     public convenience init(_ primary: any Recorder, _ others: any Recorder..., fileID: String = #fileID, line: Int = #line) {
         self.init(primary, others: others, fileID: fileID, line: line)
     }

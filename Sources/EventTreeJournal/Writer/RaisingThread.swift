@@ -42,7 +42,9 @@ enum RaisingThread {
     }
 
     private static func numberCurrentThread() -> Int {
-        var name = Thread.isMainThread ? "main" : ""
+        // Foundation's name first: on Linux, a name a Thread gives itself as it starts may
+        // reach the system only later (the new thread inherits its creator's system name).
+        var name = Thread.isMainThread ? "main" : (Thread.current.name ?? "")
         if name.isEmpty { name = systemName() }
         let number = names.withLock { names in
             names.append(name)
