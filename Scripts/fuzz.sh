@@ -55,8 +55,10 @@ for target in "${targets[@]}"; do
 done
 echo "Built in $((SECONDS - build_start)) s."
 
-# libFuzzer reports crashes itself (and checks for leaks: an input that leaks is a failure).
+# libFuzzer reports crashes itself, and leaks: an input that leaks is a failure, but for
+# the leaks of others listed in FuzzTesting/lsan-suppressions.txt.
 export SWIFT_BACKTRACE=enable=no
+export LSAN_OPTIONS="suppressions=$package/lsan-suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 failed=0
 summary=()

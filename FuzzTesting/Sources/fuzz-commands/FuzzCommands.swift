@@ -12,6 +12,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let arguments = CommandLineBuilder.arguments(from: &input)
     if KnownBugs.reachedByCommandLine(arguments) { return 0 }
+    if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil {
+        FileHandle.standardError.write(Data("eventtree \(arguments.map { "'\($0)'" }.joined(separator: " "))\n".utf8))
+    }
     let output = Output()
     let status = EventTreeCommand.run(arguments, terminal: output.terminal)
     check(arguments, status: status, output)
@@ -37,7 +40,7 @@ private func check(_ arguments: [String], status: Int32, _ output: Output) {
     case 0, 1:
         expect(status == 0 || output.error.isEmpty || output.error.hasPrefix("error: "), "exit \(status), stderr \(output.error.debugDescription): \(line)")
     case 2:
-        let oneLine = output.error.dropLast().firstIndex(of: "\n") == nil || KnownBugs.allowsBrokenErrorLine(arguments)
+        let oneLine = output.error.dropLast().firstIndex(of: "\n") == nil
         expect(
             output.error.hasPrefix("error: ") && output.error.hasSuffix("\n") && oneLine,
             "exit 2 needs one error: line, got \(output.error.debugDescription): \(line)")
