@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "EventTreeReplay", package: "EventTree"),
                 .product(name: "EventTreeTesting", package: "EventTree"),
                 .product(name: "EventTreeCommands", package: "EventTree"),
+                .product(name: "EventTreeTracing", package: "EventTree"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]),

@@ -1,10 +1,12 @@
 import EventTree
 import EventTreeJournal
 import EventTreeTesting
+import EventTreeTracing
 import Foundation
 
 /// The workload matrix: shapes of trees and handlers, each with the journal off, the
-/// in-memory recorder, and the default journal.
+/// in-memory recorder, the tracing recorder with no tracer bootstrapped, and the default
+/// journal.
 struct Workload: Sendable {
     let name: String
     /// Builds the tree on `bus` and returns one raise (and what to keep alive).
@@ -139,13 +141,16 @@ extension Workload {
         withExtendedLifetime(countKeep) {}
         let raises = max(20, budget / calls)
 
-        for recorder in ["off", "memory", "journal"] {
+        for recorder in ["off", "memory", "tracing (no-op tracer)", "journal"] {
             var journal: Journal?
             var options = JournalOptions()
             options.capacity = raises * (calls + 4) * 2 + 1_000
             let bus: EventBus
             switch recorder {
             case "memory": bus = EventBus(recorder: TraceRecorder())
+            // What an app pays for spans before it bootstraps a tracer: the default tracer is
+            // then the no-op one.
+            case "tracing (no-op tracer)": bus = EventBus(recorder: TracingRecorder())
             case "journal":
                 journal = try Journal(path: freshPath("workload.eventtree"), options: options)
                 bus = EventBus(recorder: journal)
