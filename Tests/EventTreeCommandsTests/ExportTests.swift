@@ -102,8 +102,13 @@ import Testing
             // A thread of its own (not the test's cooperative pool): waiting for it blocks nothing it needs.
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
-                // Named on itself: Foundation on Linux gives the system a name set before start() too late.
+                // Named as pthread_setname_np names a thread. (Foundation on Linux may drop a name
+                // a Thread sets as it starts: its setter can run before the Thread knows its pthread.)
+                #if os(Linux)
+                try? "worker".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+                #else
                 Thread.current.name = "worker"
+                #endif
                 app.raise(NamedEvent("ping"))
                 done.signal()
             }

@@ -20,7 +20,32 @@ func execute(_ path: String, _ sql: String) {
             #expect(try lines(journal.path, "PRAGMA application_id") == ["\(0x4554_7265)"])
             #expect(try lines(journal.path, "PRAGMA journal_mode") == ["wal"])
             #expect(try lines(journal.path, "SELECT version, name FROM j_migrations")
-                == ["1|0001_initial", "2|0002_times_and_attribution", "3|0003_threads"])
+                == ["1|0001_initial", "2|0002_times_and_attribution", "3|0003_threads", "4|0004_journal_identity"])
+        }
+    }
+
+    @Test func everyJournalHasItsOwnIdentityWhichACopyKeeps() async throws {
+        try await withTemporaryDirectory { directory in
+            let first = directory + "/first.eventtree", second = directory + "/second.eventtree"
+            try Journal(path: first).close()
+            try Journal(path: second).close()
+            let id = try JournalReader(path: first).journalID()
+            #expect(id.uuidString.lowercased().split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+            #expect(Array(id.uuidString)[14] == "4")
+            #expect("89AB".contains(Array(id.uuidString)[19]))
+            #expect(foreignLines(first, "SELECT journal_id FROM journal_identity") == [id.uuidString.lowercased()])
+            #expect(try JournalReader(path: second).journalID() != id)
+            // Reopened for writing, or copied: the same journal.
+            try Journal(path: first).close()
+            let copy = directory + "/copy.eventtree"
+            try FileManager.default.copyItem(atPath: first, toPath: copy)
+            #expect(try JournalReader(path: first).journalID() == id)
+            #expect(try JournalReader(path: copy).journalID() == id)
+            // An edited identity is damage, said in one line.
+            execute(copy, "INSERT INTO j_journal VALUES ('not a uuid')")
+            #expect(throws: JournalError.corrupt(path: copy, detail: "its identity (table j_journal) is not one UUID")) {
+                try JournalReader(path: copy).journalID()
+            }
         }
     }
 
@@ -40,7 +65,8 @@ func execute(_ path: String, _ sql: String) {
             }
             let journal = try Journal(path: path)
             #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
-            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3"])
+            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3", "4"])
+            #expect(try lines(path, "SELECT count(*) FROM journal_identity") == ["1"])
             #expect(try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq") == before)
             // Rows of version 1 have no times; their raises replay as before.
             #expect(try lines(path, "SELECT count(*) FROM event_history WHERE raised_at IS NULL") == ["14"])

@@ -142,6 +142,20 @@ public final class JournalReader {
         return try rows("SELECT settled_seq FROM j_sequence").first?.first?.int ?? 0
     }
 
+    /// The journal's identity: a random UUID written once when the journal was created (or
+    /// upgraded to schema version 4) and kept by copies of the file. Rows shipped from many
+    /// journals into one database are told apart by it.
+    ///
+    /// - Throws: ``JournalError`` when the journal holds no single, well-formed identity
+    ///   (an edited file) or cannot be read.
+    public func journalID() throws -> UUID {
+        let ids = try rows("SELECT journal_id FROM j_journal LIMIT 2")
+        guard ids.count == 1, let text = ids[0][0].string, let id = UUID(uuidString: text) else {
+            throw JournalError.corrupt(path: path, detail: "its identity (table j_journal) is not one UUID")
+        }
+        return id
+    }
+
     /// Runs a query with bound arguments and calls `body` for each row, streaming.
     ///
     /// - Parameters:

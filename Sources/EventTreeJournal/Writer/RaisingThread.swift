@@ -42,9 +42,7 @@ enum RaisingThread {
     }
 
     private static func numberCurrentThread() -> Int {
-        // Foundation's name first: on Linux, a name a Thread gives itself as it starts may
-        // reach the system only later (the new thread inherits its creator's system name).
-        var name = Thread.isMainThread ? "main" : (Thread.current.name ?? "")
+        var name = Thread.isMainThread ? "main" : ""
         if name.isEmpty { name = systemName() }
         let number = names.withLock { names in
             names.append(name)
