@@ -16,11 +16,19 @@ let package = Package(
         .library(name: "EventTreeTracing", targets: ["EventTreeTracing"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "eventtree ship and EventTreePostgres: journals into a PostgreSQL database (postgres-nio). Off by default."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // EventTreeTracing's spans; 1.3.0 is the first release with InMemoryTracing, which its tests use.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
+        // EventTreePostgres, with the PostgreSQL trait only (a default build compiles none of it).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.3"),
         // `swift package generate-documentation` (Scripts/check-docs.sh); no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -52,8 +60,20 @@ let package = Package(
                 "EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .target(name: "EventTreePostgres", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .executableTarget(name: "eventtree", dependencies: ["EventTreeCommands"]),
+        // Ships journals into PostgreSQL (`eventtree ship`): its code compiles with the
+        // PostgreSQL trait only; its schema is its own numbered Migrations/*.sql.
+        .target(
+            name: "EventTreePostgres",
+            dependencies: [
+                "EventTreeJournal",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            exclude: ["Migrations"],
+            plugins: ["EmbedMigrations"]),
         // Raises and handler calls as spans of any tracer bootstrapped with swift-distributed-tracing
         // (no journal dependency: it is one recorder among others, see FanOutRecorder).
         .target(

@@ -6,7 +6,11 @@ import PackagePlugin
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let folder = context.package.directoryURL.appending(path: "Migrations")
+        // A target with a Migrations/ folder of its own (another database's schema) gets
+        // those as `Migration.own`; otherwise the package's journal schema, as `Migration.all`.
+        let own = (target as? SourceModuleTarget)?.directoryURL.appending(path: "Migrations")
+        let hasOwn = own.map { FileManager.default.fileExists(atPath: $0.path) } ?? false
+        let folder = hasOwn ? own! : context.package.directoryURL.appending(path: "Migrations")
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
@@ -15,7 +19,7 @@ struct EmbedMigrations: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding \(files.count) migration(s) into \(target.name)",
                 executable: try context.tool(named: "EventTreeEmbedder").url,
-                arguments: ["migrations", output.path] + files.map(\.path),
+                arguments: ["migrations", output.path] + (hasOwn ? ["--own"] : []) + files.map(\.path),
                 inputFiles: files,
                 outputFiles: [output])
         ]

@@ -1,11 +1,12 @@
 // Build tool: embeds text files into a Swift source file, so that a copied binary carries
 // them (no resource bundle beside it).
 //
-//     EventTreeEmbedder migrations OUTPUT.swift 0001_initial.sql 0002_….sql …
+//     EventTreeEmbedder migrations OUTPUT.swift [--own] 0001_initial.sql 0002_….sql …
 //     EventTreeEmbedder templates OUTPUT.swift report.html …
 //
 // Migrations must be named NNNN_description.sql, numbered 1, 2, 3… without gaps; they
-// become `Migration.all`. Templates become `Template.named`, keyed by file name.
+// become `Migration.all` (the journal schema), or with --own `Migration.own` (a target's schema
+// for another database). Templates become `Template.named`, keyed by file name.
 import Foundation
 
 func fail(_ message: String) -> Never {
@@ -34,7 +35,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2, ["migrations", "templates"].contains(arguments[0]) else {
     fail("usage: EventTreeEmbedder migrations|templates OUTPUT.swift FILE…")
 }
-let (mode, output, files) = (arguments[0], arguments[1], arguments.dropFirst(2))
+let (mode, output) = (arguments[0], arguments[1])
+let own = arguments.count > 2 && arguments[2] == "--own"
+let files = arguments.dropFirst(own ? 3 : 2)
 
 let source: String
 if mode == "migrations" {
@@ -52,10 +55,10 @@ if mode == "migrations" {
     }
     source = """
         // Generated at build time by EventTreeEmbedder from Migrations/*.sql. Do not edit.
-
+        \(own ? "\nimport EventTreeJournal\n" : "")
         extension Migration {
             /// Every migration, in order: the schema's only source, embedded into the binary.
-            static let all: [Migration] = [
+            static let \(own ? "own" : "all"): [Migration] = [
         \(entries.joined(separator: "\n"))
             ]
         }

@@ -156,6 +156,19 @@ public final class JournalReader {
         return id
     }
 
+    /// Whether a writer (a `Journal` in this or another process) has the journal open now.
+    public var isBeingWritten: Bool { FileLock.isHeld(journalPath: path) }
+
+    /// The highest seq such that it and every lower seq are committed for good: a reader
+    /// that copies the journal elsewhere takes the rows up to it, and later ones next time.
+    ///
+    /// - Throws: ``JournalError`` when the journal cannot be read.
+    public func settledThrough() throws -> Int {
+        let next = try rows("SELECT next_seq FROM j_sequence").first?.first?.int ?? 1
+        let settled = try settledBelow()
+        return settled == Int.max ? next - 1 : min(next - 1, settled - 1)
+    }
+
     /// Runs a query with bound arguments and calls `body` for each row, streaming.
     ///
     /// - Parameters:

@@ -1,0 +1,235 @@
+#if PostgreSQL
+import EventTreeJournal
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A PostgreSQL database that holds the journals of a fleet (every device or server
+/// instance that records one), in tables named and shaped like the journal's views plus
+/// `journal_id`, so that a query written for one journal runs across all of them.
+///
+/// ```swift
+/// let fleet = try await FleetDatabase.connect(to: PostgresLocation("postgresql://me@db:5432/fleet"))
+/// let report = try await fleet.ship(journalAt: "app.eventtree")
+/// try await fleet.close()
+/// ```
+///
+/// Shipping is incremental and idempotent: a journal is shipped up to its settled seq (a
+/// journal being written can be shipped), in batches of seqs that are each one
+/// transaction together with the journal's progress, so shipping the same journal again
+/// adds nothing, later records are added next time, and a ship interrupted at any point
+/// resumes without duplicates or gaps.
+public actor FleetDatabase {
+    /// Where the database is.
+    public nonisolated let location: PostgresLocation
+    private let connection: PostgresConnection
+    private let logger: Logger
+
+    private init(location: PostgresLocation, connection: PostgresConnection, logger: Logger) {
+        self.location = location
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects, and creates or migrates the fleet schema.
+    ///
+    /// - Throws: ``ShipError`` for an unreachable server, refused credentials or database,
+    ///   or a database set up by a newer eventtree (left untouched).
+    public static func connect(to location: PostgresLocation, logger: Logger? = nil) async throws(ShipError) -> FleetDatabase {
+        let logger = logger ?? Logger(label: "eventtree.ship", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: location.configuration, id: 1, logger: logger)
+        } catch {
+            throw ShipError.from(error, location: location)
+        }
+        do {
+            try await FleetSchema.migrate(connection, location: location, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw ShipError.from(error, location: location)
+        }
+        return FleetDatabase(location: location, connection: connection, logger: logger)
+    }
+
+    /// Closes the connection.
+    public func close() async throws {
+        try await connection.close()
+    }
+
+    /// The fleet schema version this eventtree creates.
+    public static var schemaVersion: Int { FleetSchema.latestVersion }
+
+    /// Ships what the journal at `path` recorded since its last ship.
+    ///
+    /// The journal is verified first (its hash chain): one that fails is not shipped.
+    ///
+    /// - Parameters:
+    ///   - path: The journal.
+    ///   - seqsPerBatch: How many seqs each transaction covers.
+    /// - Throws: ``EventTreeJournal/JournalError`` for a journal that cannot be read,
+    ///   ``ShipError`` for one that fails verification or a database that fails.
+    public func ship(journalAt path: String, seqsPerBatch: Int = 100_000) async throws -> ShipReport {
+        let reader = try JournalReader(path: path)
+        let verification = try JournalVerifier(journal: path).verify()
+        guard verification.isIntact else { throw ShipError.notIntact(path: reader.path, verdict: verification.line) }
+        let journalID = try reader.journalID()
+        // Read before the settled seq: a writer may go on, but rows up to `through` are final
+        // on disk, and what is open now (an unfinished raise) is shipped again next time.
+        let writing = reader.isBeingWritten
+        let through = try reader.settledThrough()
+        let source = "\(ProcessInfo.processInfo.hostName):\(reader.path)"
+        do {
+            return try await ship(
+                reader, id: journalID, through: through, writing: writing, source: source, seqsPerBatch: max(1, seqsPerBatch))
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw ShipError.from(error, location: location)
+        }
+    }
+
+    private struct Progress {
+        var shipped: Int
+        var eventsFinal: Int
+    }
+
+    private func ship(
+        _ reader: JournalReader, id: UUID, through: Int, writing: Bool, source: String, seqsPerBatch: Int
+    ) async throws -> ShipReport {
+        try await connection.query(
+            "INSERT INTO journals (journal_id, source) VALUES (\(id), \(source)) ON CONFLICT (journal_id) DO NOTHING",
+            logger: logger)
+        let idText = id.uuidString.lowercased()
+        var added = Dictionary(uniqueKeysWithValues: ShippedView.all.map { ($0.name, 0) })
+        var batches = 0
+        let start = try await progress(of: id, locking: false).shipped
+        var shipped = start
+        while shipped < through {
+            let end = shipped + min(seqsPerBatch, through - shipped)
+            try await transaction { connection in
+                let progress = try await self.progress(of: id, locking: true)
+                guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
+                let range: [JournalValue] = [.integer(shipped), .integer(end)]
+                for view in ShippedView.appendOnly {
+                    added[view.name, default: 0] += try await self.copy(
+                        view, from: reader, where: "seq > ? AND seq <= ?", range, id: idText, on: connection)
+                }
+                added[ShippedView.eventHistory.name, default: 0] += try await self.copy(
+                    .eventHistory, from: reader, where: "seq > ? AND seq <= ?",
+                    [.integer(max(shipped, progress.eventsFinal)), .integer(end)], id: idText, on: connection)
+                // Event rows are final up to the first one that may still change.
+                var eventsFinal = progress.eventsFinal
+                if eventsFinal >= shipped {
+                    eventsFinal = try self.firstOpenEvent(in: reader, after: shipped, through: end, writing: writing).map { $0 - 1 } ?? end
+                }
+                try await connection.query(
+                    "UPDATE journals SET shipped_seq = \(end), events_final_seq = \(eventsFinal), source = \(source), last_shipped_at = now() WHERE journal_id = \(id)",
+                    logger: self.logger)
+            }
+            batches += 1
+            shipped = end
+        }
+        // Rows that may have changed since they were shipped: raises that were unfinished,
+        // and the few rows of sessions and registrations.
+        try await transaction { connection in
+            let progress = try await self.progress(of: id, locking: true)
+            if progress.eventsFinal < progress.shipped {
+                let replaced = try await self.deleteRows(
+                    of: ShippedView.eventHistory.name, id: id, aboveSeq: progress.eventsFinal, on: connection)
+                added[ShippedView.eventHistory.name, default: 0] -= replaced
+                added[ShippedView.eventHistory.name, default: 0] += try await self.copy(
+                    .eventHistory, from: reader, where: "seq > ? AND seq <= ?",
+                    [.integer(progress.eventsFinal), .integer(progress.shipped)], id: idText, on: connection)
+                let eventsFinal = try self.firstOpenEvent(
+                    in: reader, after: progress.eventsFinal, through: progress.shipped, writing: writing
+                ).map { $0 - 1 } ?? progress.shipped
+                try await connection.query(
+                    "UPDATE journals SET events_final_seq = \(eventsFinal) WHERE journal_id = \(id)", logger: self.logger)
+            }
+            for view in ShippedView.refreshed {
+                let removed = try await self.deleteRows(of: view.name, id: id, on: connection)
+                let key = view.columns[0]
+                let copied = try await self.copy(
+                    view, from: reader, where: "\(key) <= ?", [.integer(progress.shipped)], id: idText, on: connection)
+                added[view.name, default: 0] += copied - removed
+            }
+        }
+        batches += 1
+        return ShipReport(
+            journalID: id, path: reader.path, fromSeq: start, throughSeq: max(start, through), addedRows: added, batches: batches)
+    }
+
+    /// The lowest seq in (after, through] of a raise whose row may still change: one of the
+    /// session being written that has not ended yet. None when no writer has the journal.
+    private nonisolated func firstOpenEvent(in reader: JournalReader, after: Int, through: Int, writing: Bool) throws -> Int? {
+        guard writing else { return nil }
+        return try reader.rows(
+            """
+            SELECT min(seq) FROM event_history WHERE seq > ? AND seq <= ? AND result = 'lost'
+              AND session_id = (SELECT max(session_id) FROM sessions)
+            """, [.integer(after), .integer(through)]
+        ).first?.first?.int
+    }
+
+    private func progress(of id: UUID, locking: Bool) async throws -> Progress {
+        let query: PostgresQuery = locking
+            ? "SELECT shipped_seq, events_final_seq FROM journals WHERE journal_id = \(id) FOR UPDATE"
+            : "SELECT shipped_seq, events_final_seq FROM journals WHERE journal_id = \(id)"
+        for try await (shipped, eventsFinal) in try await connection.query(query, logger: logger).decode((Int, Int).self) {
+            return Progress(shipped: shipped, eventsFinal: eventsFinal)
+        }
+        return Progress(shipped: 0, eventsFinal: 0)
+    }
+
+    private func transaction(_ body: (PostgresConnection) async throws -> Void) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// Deletes the journal's rows of `table` (with a seq above `seq`, if given); returns how many.
+    private func deleteRows(of table: String, id: UUID, aboveSeq seq: Int? = nil, on connection: PostgresConnection) async throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(id)
+        var condition = "journal_id = $1"
+        if let seq {
+            binds.append(seq)
+            condition += " AND seq > $2"
+        }
+        let query = PostgresQuery(
+            unsafeSQL: "WITH gone AS (DELETE FROM \(table) WHERE \(condition) RETURNING 1) SELECT count(*) FROM gone", binds: binds)
+        return try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Copies the rows of `view` that match `condition` into its table; returns how many.
+    private func copy(
+        _ view: ShippedView, from reader: JournalReader, where condition: String, _ arguments: [JournalValue],
+        id: String, on connection: PostgresConnection
+    ) async throws -> Int {
+        let cursor = try reader.cursor("\(view.select) WHERE \(condition)", arguments)
+        guard cursor.hasRow else { return 0 }
+        var count = 0
+        try await connection.copyFrom(table: view.name, columns: ["journal_id"] + view.columns, logger: logger) { writer in
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(1 << 20)
+            while cursor.hasRow {
+                CopyText.append(cursor.row, columns: view.columns.count, journalID: id, to: &buffer)
+                count += 1
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+                try cursor.advance()
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+        return count
+    }
+}
+#endif

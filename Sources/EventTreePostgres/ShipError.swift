@@ -1,0 +1,83 @@
+#if PostgreSQL
+import EventTreeJournal
+import Foundation
+import PostgresNIO
+
+/// Why a journal could not be shipped. Nothing is half-shipped: every batch is one
+/// transaction, and the next ship resumes after the last one that committed.
+public enum ShipError: Error, Equatable, CustomStringConvertible {
+    /// The database location is not a `postgresql://` URL.
+    case badLocation(String, reason: String)
+    /// The server could not be reached.
+    case unreachable(location: String, detail: String)
+    /// The server refused a connection or a statement (wrong credentials, no such database).
+    case refused(location: String, message: String)
+    /// The database was set up by a newer eventtree.
+    case newerSchema(location: String, found: Int, supported: Int)
+    /// A migration recorded in the database differs from this eventtree's.
+    case editedMigration(location: String, version: Int)
+    /// The journal fails `eventtree verify`: its rows are not shipped.
+    case notIntact(path: String, verdict: String)
+    /// Another ship of the same journal committed a batch meanwhile.
+    case shippedConcurrently(path: String)
+
+    /// What happened and what to do.
+    public var description: String {
+        switch self {
+        case .badLocation(let text, let reason):
+            "'\(text)' is not a PostgreSQL location: \(reason)"
+        case .unreachable(let location, let detail):
+            "cannot reach \(location) (\(detail)); is the server running and listening on that address?"
+        case .refused(let location, let message):
+            "\(location) refused: \(message)"
+        case .newerSchema(let location, let found, let supported):
+            "\(location) has fleet schema version \(found); this eventtree supports up to version \(supported): use a newer eventtree"
+        case .editedMigration(let location, let version):
+            "\(location) records fleet migration \(version) with a different checksum than this eventtree's; it was edited, so nothing is shipped into it"
+        case .notIntact(let path, let verdict):
+            "\(path) fails verification, so it is not shipped: \(verdict)"
+        case .shippedConcurrently(let path):
+            "\(path) was being shipped by another eventtree at the same time; run ship again to resume"
+        }
+    }
+
+    /// `error` as a ship error of `location`: a server's own message, or why it is unreachable.
+    static func from(_ error: any Error, location: PostgresLocation) -> ShipError {
+        if let error = error as? ShipError { return error }
+        if let error = error as? PostgresTransactionError,
+            let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError {
+            return from(cause, location: location)
+        }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return .refused(location: location.description, message: message)
+            }
+            switch error.code {
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+                return .unreachable(location: location.description, detail: reason(error.underlying) ?? "\(error.code)")
+            case .authMechanismRequiresPassword:
+                return .refused(location: location.description, message: "it asks for a password: give it in the URL or PGPASSWORD")
+            default:
+                return .refused(location: location.description, message: "\(error.code)")
+            }
+        }
+        return .unreachable(location: location.description, detail: reason(error) ?? "\(error)")
+    }
+
+    /// Why a connection failed, in the system's words ("Connection refused").
+    private static func reason(_ error: (any Error)?) -> String? {
+        switch error {
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first { return reason(failure.error) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "its host name has no address" }
+            return nil
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode))
+        case .some(let error):
+            return "\(error)"
+        case nil:
+            return nil
+        }
+    }
+}
+#endif
