@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "EventTreeReport", targets: ["EventTreeReport"]),
         .library(name: "EventTreeCommands", targets: ["EventTreeCommands"]),
         .library(name: "EventTreeTracing", targets: ["EventTreeTracing"]),
+        // FleetDatabase and PostgresLocation exist with the PostgreSQL trait only.
+        .library(name: "EventTreePostgres", targets: ["EventTreePostgres"]),
         .executable(name: "eventtree", targets: ["eventtree"]),
     ],
     traits: [
