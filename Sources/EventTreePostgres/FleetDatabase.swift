@@ -67,7 +67,7 @@ public actor FleetDatabase {
     /// - Parameters:
     ///   - path: The journal.
     ///   - seqsPerBatch: How many seqs each transaction covers.
-    /// - Throws: ``EventTreeJournal/JournalError`` for a journal that cannot be read,
+    /// - Throws: `JournalError` for a journal that cannot be read,
     ///   ``ShipError`` for one that fails verification or a database that fails.
     public func ship(journalAt path: String, seqsPerBatch: Int = 100_000) async throws -> ShipReport {
         let reader = try JournalReader(path: path)

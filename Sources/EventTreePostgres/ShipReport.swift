@@ -3,7 +3,7 @@ import Foundation
 
 /// What one ship of a journal added to the fleet database.
 public struct ShipReport: Sendable, Equatable {
-    /// The journal's identity (``EventTreeJournal/JournalReader/journalID()``).
+    /// The journal's identity (`JournalReader.journalID()`).
     public let journalID: UUID
     /// The journal's path.
     public let path: String
