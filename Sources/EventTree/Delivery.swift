@@ -121,6 +121,14 @@ struct Delivery {
         handlersAreMatched = true
         stepSlot = step.node
         stepPhase = step.phase
+        // Most steps of a long route have nothing listening for this type: while the tree is
+        // as the raise found it (no node released, no handler added), such a step calls
+        // nothing and needs neither its node nor a list.
+        if snapshot.plan(for: step.node, type: typeIndex).isEmpty, bus.generation.load(ordering: .acquiring) == generation {
+            stepCore = nil
+            if !handlers.isEmpty { handlers = [] }
+            return
+        }
         let core = snapshot.cores[step.node]
         if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
             stepCore = core

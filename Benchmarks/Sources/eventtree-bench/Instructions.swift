@@ -29,7 +29,7 @@ enum Instructions {
         Case(name: "per raise, one node x 1 handler, no recorder", profile: "delivery1", divisor: 1,
              raisingThreadOnly: false, floor: 1_500, target: 700, guardLimit: 5_300),
         Case(name: "per node on the route without a matching handler", profile: "chain", divisor: 32,
-             raisingThreadOnly: false, floor: 40, target: 15, guardLimit: 240),
+             raisingThreadOnly: false, floor: 40, target: 15, guardLimit: 125),
         Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
              raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 1_870),
         Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
