@@ -41,7 +41,8 @@ for view in "${views[@]}"; do
   sqlite3 -csv "$journal" "SELECT '$id', * FROM $view" >"$work/$view.csv"
   rows=$((rows + $(wc -l <"$work/$view.csv")))
 done
-echo "journal: $events raises, $rows rows in the six views, $(du -h "$journal" | cut -f1)"
+steps=$(wc -l <"$work/delivery_history.csv")
+echo "journal: $events raises, $rows rows in the six views ($steps in delivery_history), $(du -h "$journal" | cut -f1)"
 
 now() { date +%s.%N; }
 ratios=()
