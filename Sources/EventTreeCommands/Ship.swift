@@ -23,7 +23,7 @@ struct Ship: TerminalCommand {
     @Argument(help: "The journal files to ship.")
     var journals: [String] = []
 
-    @Option(name: .customLong("to"), help: "The database: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or the password in PGPASSWORD).")
+    @Option(name: .customLong("to"), help: "The database: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require|verify-full[&sslrootcert=PATH]] (or the password in PGPASSWORD).")
     var destination: String
 
     @Option(help: "Seqs per transaction.")

@@ -38,8 +38,9 @@ public actor FleetDatabase {
     public static func connect(to location: PostgresLocation, logger: Logger? = nil) async throws(ShipError) -> FleetDatabase {
         let logger = logger ?? Logger(label: "eventtree.ship", factory: { _ in SwiftLogNoOpLogHandler() })
         let connection: PostgresConnection
+        let configuration = try location.configuration()
         do {
-            connection = try await PostgresConnection.connect(configuration: location.configuration, id: 1, logger: logger)
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
             throw ShipError.from(error, location: location)
         }

@@ -52,9 +52,14 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
             if let message = error.serverInfo?[.message] {
                 return .refused(location: location.description, message: message)
             }
+            if let reason = tlsReason(error.underlying) {
+                return .refused(location: location.description, message: reason)
+            }
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
                 return .unreachable(location: location.description, detail: reason(error.underlying) ?? "\(error.code)")
+            case .sslUnsupported:
+                return .refused(location: location.description, message: "it does not offer TLS, which sslmode asks for")
             case .authMechanismRequiresPassword:
                 return .refused(location: location.description, message: "it asks for a password: give it in the URL or PGPASSWORD")
             default:
@@ -62,6 +67,22 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
             }
         }
         return .unreachable(location: location.description, detail: reason(error) ?? "\(error)")
+    }
+
+    /// Why TLS failed, if it did.
+    private static func tlsReason(_ error: (any Error)?) -> String? {
+        switch error {
+        case let error as NIOConnectionError:
+            return error.connectionErrors.lazy.compactMap { tlsReason($0.error) }.first
+        case let error as NIOSSLError:
+            let text = "\(error)"
+            if text.contains("CERTIFICATE_VERIFY_FAILED") { return "TLS: its certificate is not trusted (give its authority as sslrootcert)" }
+            return "TLS: \(text)"
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return "TLS: its certificate is not for this host name"
+        default:
+            return nil
+        }
     }
 
     /// Why a connection failed, in the system's words ("Connection refused").

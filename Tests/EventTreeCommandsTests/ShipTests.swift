@@ -136,6 +136,33 @@ import Testing
         }
     }
 
+    @Test func aDatabaseThatTakesTLSOnlyIsShippedToOverTLSAndItsCertificateChecked() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/demo.eventtree"
+            #expect(try Tool.run(["demo", "--journal", journal]).status == 0)
+            let fleet = try FleetServer.newDatabase()
+            let ca = try #require(ProcessInfo.processInfo.environment["EVENTTREE_POSTGRES_CA"])
+            let server = "postgresql://\(fleet.user):\(fleet.password)@\(fleet.host):\(fleet.port)/fleet_tls"
+            let shown = "postgresql://\(fleet.user)@\(fleet.host):\(fleet.port)/fleet_tls"
+            // Plain TCP is refused by the server; TLS with the certificate unchecked, or checked
+            // against its authority, is taken; checked against the system's roots, it is not trusted.
+            let plain = try Tool.run(["ship", journal, "--to", server])
+            #expect(plain.status == 2)
+            #expect(plain.stderr == "error: \(shown) refused: pg_hba.conf rejects connection for host \"127.0.0.1\", user \"\(fleet.user)\", database \"fleet_tls\", no encryption\n")
+            let required = try Tool.run(["ship", journal, "--to", server + "?sslmode=require"])
+            #expect(required.status == 0, "\(required.stderr)")
+            let verified = try Tool.run(["ship", journal, "--to", server + "?sslmode=verify-full&sslrootcert=\(ca)"])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            #expect(verified.stdout.contains("Shipped 0 rows of "))
+            let untrusted = try Tool.run(["ship", journal, "--to", server + "?sslmode=verify-full"])
+            #expect(untrusted.status == 2)
+            #expect(untrusted.stderr == "error: \(shown)?sslmode=verify-full refused: TLS: its certificate is not trusted (give its authority as sslrootcert)\n")
+            let wrong = try Tool.run(["ship", journal, "--to", server + "?sslmode=sometimes"])
+            #expect(wrong.stderr == "error: '\(server)?sslmode=sometimes' is not a PostgreSQL location: sslmode takes disable, require or verify-full\n")
+            _ = fleet
+        }
+    }
+
     @Test func badServersAndBadJournalsGiveOneLineAndShipNothing() async throws {
         try await withTemporaryDirectory { directory in
             let journal = directory + "/demo.eventtree"
