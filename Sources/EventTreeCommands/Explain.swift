@@ -27,7 +27,11 @@ struct Explain: TerminalCommand {
     var verbose = false
 
     mutating func run(on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let replayer = try Replayer(journal: journal)
         let explanation = try replayer.explain(
             event: EventID(rawValue: event), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
             ignoringConsumption: ignoreConsumption)

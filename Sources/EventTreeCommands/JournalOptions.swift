@@ -1,10 +1,39 @@
 import ArgumentParser
 import EventTreeReport
+import Foundation
 
-/// The journal a reading command reads.
+/// The journal a reading command reads: a file, or a journal shipped to a fleet database.
 struct JournalArgument: ParsableArguments {
-    @Argument(help: "The journal file to read (never modified).")
-    var journal: String
+    @Argument(help: ArgumentHelp("The journal file to read (never modified).", valueName: "journal"))
+    var file: String?
+
+    @Option(help: ArgumentHelp(
+        "Read a journal shipped to this PostgreSQL database instead of a file (an eventtree built with the PostgreSQL trait).",
+        valueName: "postgresql://…"))
+    var from: String?
+
+    @Option(name: .customLong("journal"), help: ArgumentHelp(
+        "With --from: the shipped journal's journal_id (needed when the database holds more than one).", valueName: "id"))
+    var journalID: String?
+
+    func validate() throws {
+        switch (file, from) {
+        case (nil, nil): throw ValidationError("name a journal file, or a fleet database with --from postgresql://…")
+        case (.some, .some): throw ValidationError("read a journal file or --from a database, not both")
+        default: break
+        }
+        if journalID != nil && from == nil { throw ValidationError("--journal names a shipped journal: use it with --from") }
+    }
+
+    /// Runs `body` with the path of the journal file: the one named, or a private copy of
+    /// the shipped journal, built for the command and removed after it.
+    func read<T>(_ body: (String) throws -> T) throws -> T {
+        guard let from else { return try body(file ?? "") }
+        let directory = NSTemporaryDirectory() + "eventtree-from-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try body(try ShippedJournalCopy.build(from: from, journal: journalID, in: directory))
+    }
 }
 
 /// The options every reading command shares: the journal and the output format.
@@ -14,8 +43,8 @@ struct JournalArguments: ParsableArguments {
     @Option(help: "Output format: table, json, jsonl or csv.")
     var format: OutputFormat = .table
 
-    /// The journal file.
-    var journal: String { file.journal }
+    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(_:)``).
+    func read<T>(_ body: (String) throws -> T) throws -> T { try file.read(body) }
 }
 
 /// The options of the commands that also draw (`topology`, `explain`): the journal and an
@@ -26,8 +55,8 @@ struct PictureArguments: ParsableArguments {
     @Option(help: "Output format: table, json, jsonl, csv, dot (Graphviz) or mermaid.")
     var format: PictureFormat = .table
 
-    /// The journal file.
-    var journal: String { file.journal }
+    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(_:)``).
+    func read<T>(_ body: (String) throws -> T) throws -> T { try file.read(body) }
 }
 
 /// The formats of ``PictureArguments``: a table format, or a diagram language.

@@ -47,7 +47,11 @@ struct Query: TerminalCommand {
     }
 
     mutating func run(on terminal: CommandTerminal) throws {
-        let reader = try JournalReader(path: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let reader = try JournalReader(path: journal)
         var conditions: [String] = []
         var arguments: [JournalValue] = []
         func add(_ condition: String, _ values: JournalValue...) {

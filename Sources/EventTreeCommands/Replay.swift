@@ -26,7 +26,11 @@ struct Replay: TerminalCommand {
     var failOn: ClassificationList?
 
     mutating func run(on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let replayer = try Replayer(journal: journal)
         var findings: [ReplayFinding] = []
         var counts: [Classification: Int] = [:]
         var failing = 0

@@ -8,7 +8,11 @@ struct Sessions: TerminalCommand {
     @OptionGroup var options: JournalArguments
 
     mutating func run(on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let replayer = try Replayer(journal: journal)
         let table = Table(
             columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped", "host", "app_version"],
             rows: try replayer.sessions().map { session in

@@ -3,7 +3,6 @@ import ArgumentParser
 import EventTreeJournal
 import EventTreePostgres
 import Foundation
-import Synchronization
 
 /// `eventtree ship JOURNAL… --to postgresql://…`: copies journals into a fleet database
 /// (built with the PostgreSQL trait only).
@@ -42,7 +41,7 @@ struct Ship: TerminalCommand {
             throw CommandFailure(message: error.description)
         }
         let (journals, batch) = (self.journals, self.batch)
-        let outcome = Self.wait { () async throws -> ([ShipReport], (any Error)?) in
+        let outcome = AsyncBridge.wait { () async throws -> ([ShipReport], (any Error)?) in
             let fleet = try await FleetDatabase.connect(to: location)
             var reports: [ShipReport] = []
             do {
@@ -66,20 +65,6 @@ struct Ship: TerminalCommand {
     private static func failure(_ error: any Error) -> any Error {
         if let error = error as? ShipError { return CommandFailure(message: error.description) }
         return error
-    }
-
-    /// Runs `body` to its end from this synchronous command (the tool's main thread).
-    private static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return outcome.withLock { $0! }
     }
 }
 #endif

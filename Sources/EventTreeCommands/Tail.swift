@@ -22,8 +22,18 @@ struct Tail: TerminalCommand {
     /// only its own row's later columns).
     static let followWidths = [8, 10, 8, 16, 28, 9, 20, 32, 19, 12, 11, 8, 24]
 
+    func validate() throws {
+        if follow && options.file.from != nil {
+            throw ValidationError("--follow watches a journal file as it is written; a shipped journal is read as of its last ship (drop --follow)")
+        }
+    }
+
     mutating func run(on terminal: CommandTerminal) throws {
-        let reader = try JournalReader(path: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let reader = try JournalReader(path: journal)
         var after = 0
         if let last { after = try reader.seqBeforeLastSteps(last) }
         var printedHeader = false

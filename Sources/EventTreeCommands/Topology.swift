@@ -17,7 +17,11 @@ struct Topology: TerminalCommand {
     var at: Int?
 
     mutating func run(on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: options.journal)
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
+        let replayer = try Replayer(journal: journal)
         let snapshot = try replayer.topology(session: session.map(SessionID.init), at: at)
         if let diagram = options.format.diagram {
             terminal.write(Diagram(tree: snapshot).rendered(as: diagram))

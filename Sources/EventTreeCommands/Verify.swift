@@ -33,6 +33,10 @@ struct Verify: TerminalCommand {
     }
 
     mutating func run(on terminal: CommandTerminal) throws {
+        try options.read { journal in try read(journal, on: terminal) }
+    }
+
+    private func read(_ journal: String, on terminal: CommandTerminal) throws {
         var expected = expectHead.flatMap(JournalHead.init)
         if let checkpoint {
             let stored = try readCheckpoint(checkpoint)
@@ -47,7 +51,7 @@ struct Verify: TerminalCommand {
             }
             expected = stored.head
         }
-        let report = try JournalVerifier(journal: options.journal).verify(expectedHead: expected)
+        let report = try JournalVerifier(journal: journal).verify(expectedHead: expected)
         switch options.format {
         case .json, .jsonl:
             let fields: [(String, JSONValue)] = [

@@ -19,6 +19,26 @@ enum CopyText {
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
+    /// Appends a `journal_rows` line: the journal id, the table, the seq (`\N` for none) and
+    /// the image as `bytea` in hex.
+    static func appendImage(_ image: [UInt8], seq: Int?, table: String, journalID: String, to buffer: inout ByteBuffer) {
+        buffer.writeString(journalID)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        buffer.writeString(table)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        if let seq { buffer.writeString(String(seq)) } else { buffer.writeStaticString("\\N") }
+        // "\x" introduces bytea's hex format; COPY's text format doubles the backslash.
+        buffer.writeStaticString("\t\\\\x")
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            for byte in image {
+                buffer.writeInteger(digits[Int(byte >> 4)])
+                buffer.writeInteger(digits[Int(byte & 0x0F)])
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
     /// A value's text, escaped. Text that is not UTF-8, or holds NUL (which PostgreSQL text
     /// cannot), is repaired with U+FFFD first, so that one odd value never blocks a ship.
     static func appendEscaped(_ bytes: [UInt8], to buffer: inout ByteBuffer) {

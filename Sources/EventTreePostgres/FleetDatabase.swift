@@ -53,6 +53,29 @@ public actor FleetDatabase {
         return FleetDatabase(location: location, connection: connection, logger: logger)
     }
 
+    /// Connects to read what was shipped: the fleet schema must be this eventtree's, and
+    /// nothing is created or changed.
+    ///
+    /// - Throws: ``ShipError`` for an unreachable server, refused credentials or database,
+    ///   a database without a fleet schema, or one set up by an older or newer eventtree.
+    public static func connectForReading(to location: PostgresLocation, logger: Logger? = nil) async throws(ShipError) -> FleetDatabase {
+        let logger = logger ?? Logger(label: "eventtree.read", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection: PostgresConnection
+        let configuration = try location.configuration()
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw ShipError.from(error, location: location)
+        }
+        do {
+            try await FleetSchema.check(connection, location: location, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw ShipError.from(error, location: location)
+        }
+        return FleetDatabase(location: location, connection: connection, logger: logger)
+    }
+
     /// Closes the connection.
     public func close() async throws {
         try await connection.close()
@@ -90,9 +113,55 @@ public actor FleetDatabase {
         }
     }
 
+    /// Builds a journal file at `path` from the rows shipped of journal `id` (or of the
+    /// only journal the database holds), as it was at its last ship: every reading command
+    /// and API reads it as it reads the original.
+    ///
+    /// - Returns: The journal's id.
+    /// - Throws: ``ShipError`` for an unknown journal, a database with several and no `id`,
+    ///   or a journal whose rows were never shipped; `JournalError` for rows that do not
+    ///   make a journal (see `JournalRebuilder`).
+    public func readBack(journal id: UUID?, into path: String) async throws -> UUID {
+        do {
+            return try await rebuild(journal: id, into: path)
+        } catch let error as JournalError {
+            throw error
+        } catch let error as ShipError {
+            throw error
+        } catch {
+            throw ShipError.from(error, location: location)
+        }
+    }
+
+    private func rebuild(journal id: UUID?, into path: String) async throws -> UUID {
+        let query: PostgresQuery = id.map { "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \($0)" }
+            ?? "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
+        let found = try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self).collect()
+        guard let (journalID, shipped, schemaVersion) = found.first else {
+            if let id { throw ShipError.noSuchJournal(location: location.description, id: id) }
+            throw ShipError.noJournals(location: location.description)
+        }
+        guard id != nil || found.count == 1 else {
+            let count = try await connection.query("SELECT count(*) FROM journals", logger: logger).collect().first?.decode(Int.self) ?? 0
+            throw ShipError.severalJournals(location: location.description, count: count)
+        }
+        guard let schemaVersion else { throw ShipError.rowsNotShipped(location: location.description, id: journalID) }
+        let source = "journal \(journalID.uuidString.lowercased()) in \(location.description)"
+        let rebuilder = try JournalRebuilder(creating: path, schemaVersion: schemaVersion, source: source)
+        let rows = try await connection.query(
+            "SELECT table_name, image FROM journal_rows WHERE journal_id = \(journalID) ORDER BY table_name, seq", logger: logger)
+        for try await (table, image) in rows.decode((String, ByteBuffer).self) {
+            try rebuilder.insert(Array(image.readableBytesView), into: table)
+        }
+        try rebuilder.finish(settledThrough: shipped)
+        return journalID
+    }
+
     private struct Progress {
         var shipped: Int
         var eventsFinal: Int
+        /// The journal schema version of its shipped rows (`nil`: not shipped).
+        var schemaVersion: Int?
     }
 
     private func ship(
@@ -104,28 +173,53 @@ public actor FleetDatabase {
         let idText = id.uuidString.lowercased()
         var added = Dictionary(uniqueKeysWithValues: ShippedView.all.map { ($0.name, 0) })
         var batches = 0
-        let start = try await progress(of: id, locking: false).shipped
-        var shipped = start
+        let start = try await progress(of: id, locking: false)
+        var shipped = start.shipped
+        if start.shipped > 0 && start.schemaVersion != reader.schemaVersion {
+            // Its rows were shipped at another journal schema version (or, by fleet schema 1,
+            // not at all): they are sent again, all at once, at this one.
+            try await transaction { connection in
+                let progress = try await self.progress(of: id, locking: true)
+                guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
+                try await self.deleteJournalRows(of: id, on: connection)
+                for table in JournalTable.all where table.seqColumn != nil {
+                    try await self.copyRows(of: table, seqs: 1...shipped, from: reader, id: idText, on: connection)
+                }
+                try await connection.query(
+                    "UPDATE journals SET schema_version = \(reader.schemaVersion) WHERE journal_id = \(id)", logger: self.logger)
+            }
+        }
         while shipped < through {
             let end = shipped + min(seqsPerBatch, through - shipped)
             try await transaction { connection in
                 let progress = try await self.progress(of: id, locking: true)
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
                 let range: [JournalValue] = [.integer(shipped), .integer(end)]
+                let eventsFrom = max(shipped, progress.eventsFinal)
                 for view in ShippedView.appendOnly {
                     added[view.name, default: 0] += try await self.copy(
                         view, from: reader, where: "seq > ? AND seq <= ?", range, id: idText, on: connection)
                 }
                 added[ShippedView.eventHistory.name, default: 0] += try await self.copy(
                     .eventHistory, from: reader, where: "seq > ? AND seq <= ?",
-                    [.integer(max(shipped, progress.eventsFinal)), .integer(end)], id: idText, on: connection)
+                    [.integer(eventsFrom), .integer(end)], id: idText, on: connection)
+                for table in JournalTable.all {
+                    switch table.changes {
+                    case .never:
+                        try await self.copyRows(of: table, seqs: shipped + 1...end, from: reader, id: idText, on: connection)
+                    case .untilRaiseEnds where eventsFrom < end:
+                        try await self.copyRows(of: table, seqs: eventsFrom + 1...end, from: reader, id: idText, on: connection)
+                    case .untilRaiseEnds, .anytime:
+                        break
+                    }
+                }
                 // Event rows are final up to the first one that may still change.
                 var eventsFinal = progress.eventsFinal
                 if eventsFinal >= shipped {
                     eventsFinal = try self.firstOpenEvent(in: reader, after: shipped, through: end, writing: writing).map { $0 - 1 } ?? end
                 }
                 try await connection.query(
-                    "UPDATE journals SET shipped_seq = \(end), events_final_seq = \(eventsFinal), source = \(source), last_shipped_at = now() WHERE journal_id = \(id)",
+                    "UPDATE journals SET shipped_seq = \(end), events_final_seq = \(eventsFinal), schema_version = \(reader.schemaVersion), source = \(source), last_shipped_at = now() WHERE journal_id = \(id)",
                     logger: self.logger)
             }
             batches += 1
@@ -142,6 +236,12 @@ public actor FleetDatabase {
                 added[ShippedView.eventHistory.name, default: 0] += try await self.copy(
                     .eventHistory, from: reader, where: "seq > ? AND seq <= ?",
                     [.integer(progress.eventsFinal), .integer(progress.shipped)], id: idText, on: connection)
+                for table in JournalTable.all {
+                    guard case .untilRaiseEnds = table.changes else { continue }
+                    try await self.deleteJournalRows(of: id, table: table.name, aboveSeq: progress.eventsFinal, on: connection)
+                    try await self.copyRows(
+                        of: table, seqs: progress.eventsFinal + 1...progress.shipped, from: reader, id: idText, on: connection)
+                }
                 let eventsFinal = try self.firstOpenEvent(
                     in: reader, after: progress.eventsFinal, through: progress.shipped, writing: writing
                 ).map { $0 - 1 } ?? progress.shipped
@@ -155,6 +255,12 @@ public actor FleetDatabase {
                     view, from: reader, where: "\(key) <= ?", [.integer(progress.shipped)], id: idText, on: connection)
                 added[view.name, default: 0] += copied - removed
             }
+            for table in JournalTable.all where table.changes == .anytime {
+                try await self.deleteJournalRows(of: id, table: table.name, on: connection)
+                try await self.copyRows(of: table, seqs: nil, from: reader, id: idText, on: connection)
+            }
+            try await connection.query(
+                "UPDATE journals SET schema_version = \(reader.schemaVersion) WHERE journal_id = \(id)", logger: self.logger)
         }
         batches += 1
         return ShipReport(
@@ -175,12 +281,13 @@ public actor FleetDatabase {
 
     private func progress(of id: UUID, locking: Bool) async throws -> Progress {
         let query: PostgresQuery = locking
-            ? "SELECT shipped_seq, events_final_seq FROM journals WHERE journal_id = \(id) FOR UPDATE"
-            : "SELECT shipped_seq, events_final_seq FROM journals WHERE journal_id = \(id)"
-        for try await (shipped, eventsFinal) in try await connection.query(query, logger: logger).decode((Int, Int).self) {
-            return Progress(shipped: shipped, eventsFinal: eventsFinal)
+            ? "SELECT shipped_seq, events_final_seq, schema_version FROM journals WHERE journal_id = \(id) FOR UPDATE"
+            : "SELECT shipped_seq, events_final_seq, schema_version FROM journals WHERE journal_id = \(id)"
+        let rows = try await connection.query(query, logger: logger).decode((Int, Int, Int?).self)
+        for try await (shipped, eventsFinal, schemaVersion) in rows {
+            return Progress(shipped: shipped, eventsFinal: eventsFinal, schemaVersion: schemaVersion)
         }
-        return Progress(shipped: 0, eventsFinal: 0)
+        return Progress(shipped: 0, eventsFinal: 0, schemaVersion: nil)
     }
 
     private func transaction(_ body: (PostgresConnection) async throws -> Void) async throws {
@@ -231,6 +338,43 @@ public actor FleetDatabase {
             if buffer.readableBytes > 0 { try await writer.write(buffer) }
         }
         return count
+    }
+
+    /// Deletes the journal's rows in `journal_rows` (of one table, with a seq above `seq`, if given).
+    private func deleteJournalRows(of id: UUID, table: String? = nil, aboveSeq seq: Int? = nil, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(id)
+        var condition = "journal_id = $1"
+        if let table {
+            binds.append(table)
+            condition += " AND table_name = $\(binds.count)"
+        }
+        if let seq {
+            binds.append(seq)
+            condition += " AND seq > $\(binds.count)"
+        }
+        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM journal_rows WHERE \(condition)", binds: binds), logger: logger)
+    }
+
+    /// Copies the rows of a journal table (those with a seq in `seqs`) into `journal_rows`.
+    private func copyRows(
+        of table: JournalTable, seqs: ClosedRange<Int>?, from reader: JournalReader, id: String, on connection: PostgresConnection
+    ) async throws {
+        let rows = try reader.tableRows(of: table, seqs: seqs)
+        guard rows.hasRow else { return }
+        try await connection.copyFrom(table: "journal_rows", columns: ["journal_id", "table_name", "seq", "image"], logger: logger) { writer in
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(1 << 20)
+            while rows.hasRow {
+                CopyText.appendImage(rows.image, seq: rows.seq, table: table.name, journalID: id, to: &buffer)
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+                try rows.advance()
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
     }
 }
 #endif

@@ -46,6 +46,29 @@ enum FleetSchema {
         }
     }
 
+    /// Checks, changing nothing, that the database has this eventtree's fleet schema.
+    static func check(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws {
+        let exists = try await connection.query(
+            "SELECT to_regclass('eventtree_migrations') IS NOT NULL", logger: logger
+        ).collect().first?.decode(Bool.self) ?? false
+        guard exists else { throw ShipError.noJournals(location: location.description) }
+        var applied: [Int: String] = [:]
+        let rows = try await connection.query("SELECT version, checksum FROM eventtree_migrations", logger: logger)
+        for try await (version, checksum) in rows.decode((Int, String).self) { applied[version] = checksum }
+        let newest = applied.keys.max() ?? 0
+        if newest > latestVersion {
+            throw ShipError.newerSchema(location: location.description, found: newest, supported: latestVersion)
+        }
+        for migration in Migration.own {
+            guard let checksum = applied[migration.version] else {
+                throw ShipError.olderSchema(location: location.description, found: newest, current: latestVersion)
+            }
+            guard checksum == migration.checksum else {
+                throw ShipError.editedMigration(location: location.description, version: migration.version)
+            }
+        }
+    }
+
     /// The statements of a migration file (the extended protocol runs one at a time): each
     /// ends with a `;` at the end of a line; comment lines are dropped.
     static func statements(of sql: String) -> [String] {

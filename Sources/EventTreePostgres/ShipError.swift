@@ -3,8 +3,8 @@ import EventTreeJournal
 import Foundation
 import PostgresNIO
 
-/// Why a journal could not be shipped. Nothing is half-shipped: every batch is one
-/// transaction, and the next ship resumes after the last one that committed.
+/// Why a journal could not be shipped, or read back. Nothing is half-shipped: every batch
+/// is one transaction, and the next ship resumes after the last one that committed.
 public enum ShipError: Error, Equatable, CustomStringConvertible {
     /// The database location is not a `postgresql://` URL.
     case badLocation(String, reason: String)
@@ -20,6 +20,16 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
     case notIntact(path: String, verdict: String)
     /// Another ship of the same journal committed a batch meanwhile.
     case shippedConcurrently(path: String)
+    /// The database holds no shipped journal (read back).
+    case noJournals(location: String)
+    /// The database holds several journals and none was named (read back).
+    case severalJournals(location: String, count: Int)
+    /// The database holds no journal with this id (read back).
+    case noSuchJournal(location: String, id: UUID)
+    /// The journal was shipped by an eventtree that did not ship its rows (read back).
+    case rowsNotShipped(location: String, id: UUID)
+    /// The database's fleet schema is older than this eventtree's (read back changes nothing).
+    case olderSchema(location: String, found: Int, current: Int)
 
     /// What happened and what to do.
     public var description: String {
@@ -38,6 +48,16 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
             "\(path) fails verification, so it is not shipped: \(verdict)"
         case .shippedConcurrently(let path):
             "\(path) was being shipped by another eventtree at the same time; run ship again to resume"
+        case .noJournals(let location):
+            "\(location) holds no shipped journal: ship one with 'eventtree ship JOURNAL --to \(location)'"
+        case .severalJournals(let location, let count):
+            "\(location) holds \(count) journals: name one with --journal ID (SELECT journal_id, source FROM journals)"
+        case .noSuchJournal(let location, let id):
+            "\(location) holds no journal \(id.uuidString.lowercased()) (SELECT journal_id, source FROM journals lists them)"
+        case .rowsNotShipped(let location, let id):
+            "journal \(id.uuidString.lowercased()) in \(location) was shipped by an older eventtree, without the rows that read it back: ship it again with this eventtree"
+        case .olderSchema(let location, let found, let current):
+            "\(location) has fleet schema version \(found), older than this eventtree's \(current): ship to it with this eventtree first (it upgrades the schema)"
         }
     }
 

@@ -63,9 +63,11 @@ enum Migrator {
         }
     }
 
-    /// Applies every migration newer than `from`, each in its own transaction.
-    static func migrate(_ db: borrowing Connection, from version: Int, path: String) throws(JournalError) {
-        for migration in Migration.all where migration.version > version {
+    /// Applies every migration newer than `from` (up to `through`), each in its own transaction.
+    static func migrate(
+        _ db: borrowing Connection, from version: Int, through last: Int = Int.max, path: String
+    ) throws(JournalError) {
+        for migration in Migration.all where migration.version > version && migration.version <= last {
             do {
                 try db.execute("BEGIN IMMEDIATE")
                 try db.execute(migration.sql)

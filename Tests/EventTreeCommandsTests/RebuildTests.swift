@@ -1,0 +1,140 @@
+import EventTree
+import EventTreeCommands
+import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+/// A journal rebuilt from its tables' row images (what `ship` keeps in a fleet database and
+/// `--from` reads back) must read exactly as the file: every reading command prints the
+/// same bytes, and the hash chain still verifies.
+@Suite struct RebuildTests {
+    /// The reading commands compared, with arguments for the demo journal.
+    static let demoCommands: [[String]] = [
+        ["sessions"], ["sessions", "--format", "json"], ["replay"], ["replay", "--format", "jsonl"],
+        ["replay", "--only", "consumed,lost"], ["explain", "43", "--node", "app"], ["explain", "56"],
+        ["explain", "98", "--node", "app/tabs/home/post-2"], ["explain", "70", "--verbose"], ["explain", "43", "--format", "dot"],
+        ["topology"], ["topology", "--at", "80"], ["topology", "--format", "mermaid"], ["query"], ["query", "--format", "csv"],
+        ["query", "--result", "lost"], ["query", "--node", "app/tabs/settings"], ["tail", "--last", "3"], ["verify"],
+        ["verify", "--format", "json"],
+    ]
+
+    /// The commands compared on a generated session (event ids differ by seed).
+    static let generatedCommands: [[String]] = [
+        ["sessions"], ["replay", "--format", "jsonl"], ["topology"], ["query", "--format", "csv"], ["tail"], ["verify"],
+    ]
+
+    @Test func theDemoRebuiltFromItsRowsReadsTheSameInEveryCommand() async throws {
+        try await withDemoJournal { path in
+            let copy = path + ".rebuilt"
+            try Self.rebuild(path, into: copy)
+            try Self.expectSameOutput(Self.demoCommands, original: path, copy: copy)
+        }
+    }
+
+    @Test(arguments: [3, 7])
+    func aGeneratedSessionRebuiltFromItsRowsReadsTheSame(seed: Int) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/generated.eventtree"
+            for session in 0..<2 {
+                let journal = try Journal(path: path)
+                let bus = EventBus(recorder: journal)
+                GeneratedSession.run(seed: seed * 10 + session, on: bus)
+                bus.end()
+                try journal.close()
+            }
+            let copy = directory + "/rebuilt.eventtree"
+            try Self.rebuild(path, into: copy)
+            var commands = Self.generatedCommands
+            let events = try JournalReader(path: path).rows("SELECT event_id FROM event_history ORDER BY event_id")
+            for row in events.prefix(40) { commands.append(["explain", row[0].description, "--verbose"]) }
+            try Self.expectSameOutput(commands, original: path, copy: copy)
+        }
+    }
+
+    @Test func aJournalRebuiltUpToASeqEndsThere() async throws {
+        try await withDemoJournal { path in
+            let copy = path + ".rebuilt"
+            let reader = try JournalReader(path: path)
+            let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: reader.schemaVersion, source: "test")
+            for table in JournalTable.all {
+                let rows = try reader.tableRows(of: table, seqs: table.seqColumn == nil ? nil : 1...80)
+                while rows.hasRow {
+                    try rebuilder.insert(rows.image, into: table.name)
+                    try rows.advance()
+                }
+            }
+            try rebuilder.finish(settledThrough: 80)
+            let rebuilt = try JournalReader(path: copy)
+            #expect(try rebuilt.settledThrough() == 80)
+            #expect(try rebuilt.journalID() == reader.journalID())
+            #expect(try rebuilt.rows("SELECT max(seq) FROM delivery_history").first?.first?.int ?? 0 <= 80)
+            #expect(try rebuilt.rows("SELECT count(*) FROM delivery_history").first?.first
+                == reader.rows("SELECT count(*) FROM delivery_history WHERE seq <= 80").first?.first)
+            // Up to its seq the copy is the journal: `topology --at 80` draws the same tree.
+            #expect(runCommand(["topology", copy, "--at", "80"]).stdout == runCommand(["topology", path, "--at", "80"]).stdout)
+            #expect(runCommand(["query", copy]).stdout == runCommand(["query", path, "--until", "80"]).stdout)
+        }
+    }
+
+    @Test func rowsThatDoNotMakeAJournalAreOneError() async throws {
+        try await withDemoJournal { path in
+            let reader = try JournalReader(path: path)
+            let rows = try reader.tableRows(of: try #require(JournalTable.named("j_calls")))
+            let image = rows.image
+            func expectRefused(_ image: [UInt8], into table: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                let copy = path + ".\(UUID().uuidString)"
+                let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: reader.schemaVersion, source: "the copy")
+                #expect(throws: JournalError.corrupt(path: "the copy", detail: message), sourceLocation: sourceLocation) {
+                    try rebuilder.insert(image, into: table)
+                }
+            }
+            try expectRefused(Array(image.dropLast()), into: "j_calls", "a row of j_calls does not decode: it ends inside a 8-byte number")
+            try expectRefused(image + [0], into: "j_calls", "a row of j_calls does not decode: 1 bytes follow its 5 values")
+            try expectRefused([5, 0, 9], into: "j_calls", "a row of j_calls does not decode: value 1 has the unknown tag 9")
+            try expectRefused([1, 0, 3, 255, 255, 0, 0], into: "j_calls", "a row of j_calls does not decode: value 1 says 65535 bytes, 0 are left")
+            try expectRefused([1, 0, 0], into: "j_calls", "a row of j_calls has 1 values; the table has 5 columns")
+            try expectRefused(image, into: "sqlite_master", "it has rows of 'sqlite_master', which is not a table of a journal")
+            try expectRefused(image, into: "j_calls; DROP TABLE j_events", "it has rows of 'j_calls; DROP TABLE j_events', which is not a table of a journal")
+            #expect(throws: JournalError.newerVersion(path: "the copy", found: Journal.schemaVersion + 1, supported: Journal.schemaVersion)) {
+                _ = try JournalRebuilder(creating: path + ".newer", schemaVersion: Journal.schemaVersion + 1, source: "the copy")
+            }
+            // A row twice: the table's key refuses it.
+            let copy = path + ".twice"
+            let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: reader.schemaVersion, source: "the copy")
+            try rebuilder.insert(image, into: "j_calls")
+            #expect(throws: JournalError.corrupt(path: "the copy", detail: "a row of j_calls does not fit: UNIQUE constraint failed: j_calls.seq")) {
+                try rebuilder.insert(image, into: "j_calls")
+            }
+        }
+    }
+
+    /// Copies every row of every table of `path` into a new journal at `copy`.
+    static func rebuild(_ path: String, into copy: String) throws {
+        let reader = try JournalReader(path: path)
+        let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: reader.schemaVersion, source: "test")
+        for table in JournalTable.all {
+            let rows = try reader.tableRows(of: table)
+            while rows.hasRow {
+                try rebuilder.insert(rows.image, into: table.name)
+                try rows.advance()
+            }
+        }
+        try rebuilder.finish(settledThrough: reader.settledThrough())
+    }
+
+    /// Runs each command on both journals and expects the same status and bytes.
+    static func expectSameOutput(
+        _ commands: [[String]], original: String, copy: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for command in commands {
+            let expected = runCommand([command[0], original] + command.dropFirst())
+            let actual = runCommand([command[0], copy] + command.dropFirst())
+            #expect(expected.status == 0, "\(command): \(expected.stderr)", sourceLocation: sourceLocation)
+            #expect(!expected.stdout.isEmpty, "\(command)", sourceLocation: sourceLocation)
+            #expect(actual.status == expected.status, "\(command)", sourceLocation: sourceLocation)
+            #expect(actual.stdout == expected.stdout, "\(command)", sourceLocation: sourceLocation)
+            #expect(actual.stderr == expected.stderr, "\(command)", sourceLocation: sourceLocation)
+        }
+    }
+}
