@@ -12,7 +12,7 @@ struct Explain: TerminalCommand {
     @OptionGroup var options: PictureArguments
 
     @Argument(help: "The event's id (event_id in event_history).")
-    var event: Int
+    var event: Int?
 
     @Option(help: "Explain why the node at this path did or did not get the event.")
     var node: String?
@@ -26,6 +26,15 @@ struct Explain: TerminalCommand {
     @Flag(help: "At each step, say why every handler that was not called took no part.")
     var verbose = false
 
+    mutating func validate() throws {
+        // `explain --from URL EVENT`: the one positional is the event, not a journal file.
+        if event == nil, options.file.from != nil, let text = options.file.file, let id = Int(text) {
+            event = id
+            options.file.file = nil
+        }
+        guard event != nil else { throw ValidationError("Missing expected argument '<event>'") }
+    }
+
     mutating func run(on terminal: CommandTerminal) throws {
         try options.read { journal in try read(journal, on: terminal) }
     }
@@ -33,7 +42,7 @@ struct Explain: TerminalCommand {
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: journal)
         let explanation = try replayer.explain(
-            event: EventID(rawValue: event), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
+            event: EventID(rawValue: event ?? 0), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
             ignoringConsumption: ignoreConsumption)
         if let diagram = options.format.diagram {
             let event = explanation.finding.event

@@ -16,18 +16,21 @@ struct JournalArgument: ParsableArguments {
         "With --from: the shipped journal's journal_id (needed when the database holds more than one).", valueName: "id"))
     var journalID: String?
 
-    func validate() throws {
+    /// Checks that the journal is named once: a file, or a database with `--from`. (Checked
+    /// when the command runs, after a command's own positionals have been sorted out.)
+    private func check() throws {
         switch (file, from) {
-        case (nil, nil): throw ValidationError("name a journal file, or a fleet database with --from postgresql://…")
-        case (.some, .some): throw ValidationError("read a journal file or --from a database, not both")
+        case (nil, nil): throw CommandFailure(message: "name a journal file, or a fleet database with --from postgresql://…")
+        case (.some, .some): throw CommandFailure(message: "read a journal file or --from a database, not both")
         default: break
         }
-        if journalID != nil && from == nil { throw ValidationError("--journal names a shipped journal: use it with --from") }
+        if journalID != nil && from == nil { throw CommandFailure(message: "--journal names a shipped journal: use it with --from") }
     }
 
     /// Runs `body` with the path of the journal file: the one named, or a private copy of
     /// the shipped journal, built for the command and removed after it.
     func read<T>(_ body: (String) throws -> T) throws -> T {
+        try check()
         guard let from else { return try body(file ?? "") }
         let directory = NSTemporaryDirectory() + "eventtree-from-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

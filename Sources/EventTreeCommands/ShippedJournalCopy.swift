@@ -16,12 +16,11 @@ enum ShippedJournalCopy {
         } catch {
             throw CommandFailure(message: error.description)
         }
-        var journalID: UUID?
-        if let id {
-            guard let uuid = UUID(uuidString: id) else {
-                throw CommandFailure(message: "'\(id)' is not a journal id; journal ids are UUIDs (SELECT journal_id FROM journals)")
+        let journalID = try id.map { text in
+            guard let uuid = UUID(uuidString: text) else {
+                throw CommandFailure(message: "'\(text)' is not a journal id; journal ids are UUIDs (SELECT journal_id FROM journals)")
             }
-            journalID = uuid
+            return uuid
         }
         let path = directory + "/" + (journalID?.uuidString.lowercased() ?? "shipped") + ".eventtree"
         let outcome = AsyncBridge.wait { () async throws -> (any Error)? in

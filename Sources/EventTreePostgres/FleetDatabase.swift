@@ -134,9 +134,13 @@ public actor FleetDatabase {
     }
 
     private func rebuild(journal id: UUID?, into path: String) async throws -> UUID {
-        let query: PostgresQuery = id.map { "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \($0)" }
-            ?? "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
-        let found = try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self).collect()
+        let query: PostgresQuery = if let id {
+            "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \(id)"
+        } else {
+            "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
+        }
+        var found: [(UUID, Int, Int?)] = []
+        for try await row in try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self) { found.append(row) }
         guard let (journalID, shipped, schemaVersion) = found.first else {
             if let id { throw ShipError.noSuchJournal(location: location.description, id: id) }
             throw ShipError.noJournals(location: location.description)
@@ -264,7 +268,7 @@ public actor FleetDatabase {
         }
         batches += 1
         return ShipReport(
-            journalID: id, path: reader.path, fromSeq: start, throughSeq: max(start, through), addedRows: added, batches: batches)
+            journalID: id, path: reader.path, fromSeq: start.shipped, throughSeq: max(start.shipped, through), addedRows: added, batches: batches)
     }
 
     /// The lowest seq in (after, through] of a raise whose row may still change: one of the

@@ -113,6 +113,33 @@ import Testing
         }
     }
 
+    @Test func aJournalIsAFileOrAShippedJournalNeverBothOrNeither() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/app.eventtree"
+            _ = FileManager.default.createFile(atPath: journal, contents: Data("x".utf8))
+            for command in ["sessions", "replay", "explain", "topology", "query", "tail", "verify"] {
+                // explain's own positional (the event) follows the journal.
+                let event = command == "explain" ? ["5"] : []
+                if command != "explain" {
+                    try expectRefusal([command], path: journal, in: directory,
+                        stderr: "name a journal file, or a fleet database with --from postgresql://…")
+                }
+                try expectRefusal([command, journal] + event + ["--from", "postgresql://me@db/fleet"], path: journal, in: directory,
+                    stderr: "read a journal file or --from a database, not both")
+                try expectRefusal([command, journal] + event + ["--journal", "5"], path: journal, in: directory,
+                    stderr: "--journal names a shipped journal: use it with --from")
+            }
+            try expectRefusal(["explain", "--from", "postgresql://me@db/fleet"], path: journal, in: directory,
+                stderr: "Missing expected argument '<event>'")
+            try expectRefusal(["tail", "--from", "postgresql://me@db/fleet", "--follow"], path: journal, in: directory,
+                stderr: "--follow watches a journal file as it is written; a shipped journal is read as of its last ship (drop --follow)")
+            #if !PostgreSQL
+            try expectRefusal(["replay", "--from", "postgresql://me@db/fleet"], path: journal, in: directory,
+                stderr: "--from reads a fleet database, which needs an eventtree built with PostgreSQL support: swift build -c release --traits PostgreSQL")
+            #endif
+        }
+    }
+
     @Test func hostileFilterStringsAreOnlyEverValues() async throws {
         try await withTemporaryDirectory { directory in
             let demo = directory + "/demo.eventtree"

@@ -75,6 +75,86 @@ import Testing
             #expect(later.stdout.split(separator: "\n").filter { $0.hasPrefix("Shipped 0 rows") }.count == 19)
             try FleetServer.expectSameRows(journals[7], in: fleet)
             try FleetServer.expectTotals(journals, in: fleet)
+            // Each of them reads back from the database as from its file.
+            for journal in journals {
+                try FleetServer.expectSameReadBack(journal, from: fleet, commands: [["sessions"], ["replay", "--format", "jsonl"], ["verify"]])
+            }
+        }
+    }
+
+    @Test func aShippedJournalReadsBackAsItsFileInEveryCommand() async throws {
+        try await withTemporaryDirectory { directory in
+            let demo = directory + "/demo.eventtree"
+            #expect(try Tool.run(["demo", "--journal", demo]).status == 0)
+            let generated = directory + "/generated.eventtree"
+            for session in 0..<3 {
+                let journal = try Journal(path: generated)
+                let bus = EventBus(recorder: journal)
+                GeneratedSession.run(seed: 40 + session, on: bus)
+                bus.end()
+                try journal.close()
+            }
+            let fleet = try FleetServer.newDatabase()
+            #expect(try Tool.run(["ship", demo, "--to", fleet.url]).status == 0)
+            // One journal in the database: --journal may be left out.
+            let only = try Tool.run(["replay", "--from", fleet.url])
+            let file = try Tool.run(["replay", demo])
+            #expect(only.status == 0 && only.stdout == file.stdout)
+            #expect(try Tool.run(["ship", generated, "--to", fleet.url, "--batch", "50"]).status == 0)
+            try FleetServer.expectSameReadBack(demo, from: fleet, commands: RebuildTests.demoCommands)
+            var commands = RebuildTests.generatedCommands
+            for row in try JournalReader(path: generated).rows("SELECT event_id FROM event_history ORDER BY event_id LIMIT 25") {
+                commands.append(["explain", row[0].description, "--verbose"])
+            }
+            try FleetServer.expectSameReadBack(generated, from: fleet, commands: commands)
+        }
+    }
+
+    @Test func readingBackRefusesWhatIsNotThereOrNotRightWithOneLine() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/demo.eventtree"
+            #expect(try Tool.run(["demo", "--journal", journal]).status == 0)
+            let other = directory + "/other.eventtree"
+            try FleetServer.record(sessions: 1, raises: 10, into: other)
+            let fleet = try FleetServer.newDatabase()
+            func expectError(_ arguments: [String], _ message: String, status: Int32 = 2, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                let result = try Tool.run(arguments)
+                #expect(result.status == status, sourceLocation: sourceLocation)
+                #expect(result.stderr == "error: \(message)\n", sourceLocation: sourceLocation)
+                #expect(result.stdout == "", sourceLocation: sourceLocation)
+            }
+            let location = "postgresql://\(fleet.user)@\(fleet.host):\(fleet.port)/\(fleet.database)"
+            // An empty database is not set up by reading it.
+            try expectError(["replay", "--from", fleet.url], "\(location) holds no shipped journal: ship one with 'eventtree ship JOURNAL --to \(location)'")
+            #expect(try FleetServer.count(fleet, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0)
+            #expect(try Tool.run(["ship", journal, other, "--to", fleet.url]).status == 0)
+            try expectError(["sessions", "--from", fleet.url], "\(location) holds 2 journals: name one with --journal ID (SELECT journal_id, source FROM journals)")
+            try expectError(["sessions", "--from", fleet.url, "--journal", "7"], "'7' is not a journal id; journal ids are UUIDs (SELECT journal_id FROM journals)")
+            let stranger = "6f1c1f8e-3b0e-4c55-9a57-6f1d9c1f0b2a"
+            try expectError(["sessions", "--from", fleet.url, "--journal", stranger],
+                "\(location) holds no journal \(stranger) (SELECT journal_id, source FROM journals lists them)")
+            let id = try JournalReader(path: journal).journalID().uuidString.lowercased()
+            // A row changed in the database: the copy's hash chain names it, as it would the file's.
+            let seq = try FleetServer.count(fleet, "SELECT min(seq) FROM journal_rows WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq > 40")
+            _ = try FleetServer.lines(fleet, """
+                UPDATE journal_rows SET image = set_byte(image, 30, get_byte(image, 30) # 1)
+                WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq = \(seq)
+                """)
+            let verdict = try Tool.run(["verify", "--from", fleet.url, "--journal", id, "--format", "json"])
+            #expect(verdict.status == 1)
+            #expect(verdict.stdout.contains("\"first_bad_seq\":\(seq),"), "\(verdict.stdout)")
+            // A row that is not a row.
+            _ = try FleetServer.lines(fleet, "UPDATE journal_rows SET image = '\\x0100ff' WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq = \(seq)")
+            try expectError(["replay", "--from", fleet.url, "--journal", id],
+                "journal \(id) in \(location) is damaged or truncated: a row of j_calls does not decode: value 1 has the unknown tag 255")
+            // Rows shipped by fleet schema 1 (none): said so, then sent in full by the next ship.
+            let otherID = try JournalReader(path: other).journalID().uuidString.lowercased()
+            _ = try FleetServer.lines(fleet, "UPDATE journals SET schema_version = NULL WHERE journal_id = '\(otherID)'")
+            _ = try FleetServer.lines(fleet, "DELETE FROM journal_rows WHERE journal_id = '\(otherID)'")
+            try expectError(["replay", "--from", fleet.url, "--journal", otherID],
+                "journal \(otherID) in \(location) was shipped by an older eventtree, without the rows that read it back: ship it again with this eventtree")
+            #expect(try Tool.run(["ship", other, "--to", fleet.url]).status == 0)
+            try FleetServer.expectSameReadBack(other, from: fleet, commands: [["replay"], ["query"], ["verify"]])
         }
     }
 
@@ -91,6 +171,13 @@ import Testing
             #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
             #expect(try FleetServer.count(fleet, "SELECT count(*) FROM event_history") == 10)
             #expect(try FleetServer.lines(fleet, "SELECT ended_at IS NULL FROM sessions") == ["t"])
+            // Read back as it was shipped: the ten raises, a chain that verifies.
+            let through = try FleetServer.count(fleet, "SELECT shipped_seq FROM journals")
+            let early = try Tool.run(["query", "--from", fleet.url, "--format", "csv"])
+            let settled = try Tool.run(["query", path, "--until", String(through), "--format", "csv"])
+            #expect(early.status == 0, "\(early.stderr)")
+            #expect(early.stdout == settled.stdout)
+            #expect(try Tool.run(["verify", "--from", fleet.url]).status == 0)
             for _ in 0..<5 { app.raise(NamedEvent("tock")) }
             bus.end()
             try journal.close()
@@ -98,6 +185,7 @@ import Testing
             #expect(try FleetServer.count(fleet, "SELECT count(*) FROM event_history") == 15)
             #expect(try FleetServer.lines(fleet, "SELECT ended_at IS NULL FROM sessions") == ["f"])
             try FleetServer.expectSameRows(path, in: fleet)
+            try FleetServer.expectSameReadBack(path, from: fleet, commands: [["sessions"], ["replay"], ["query"], ["verify"]])
         }
     }
 
@@ -196,7 +284,7 @@ import Testing
             _ = try FleetServer.lines(fleet, "INSERT INTO eventtree_migrations (version, name, checksum) VALUES (99, '0099_future', 'x')")
             try expectError(
                 ["ship", journal, "--to", fleet.url],
-                "\(location) has fleet schema version 99; this eventtree supports up to version 1: use a newer eventtree")
+                "\(location) has fleet schema version 99; this eventtree supports up to version 2: use a newer eventtree")
         }
     }
 }
@@ -307,6 +395,21 @@ enum FleetServer {
             let shipped = shippedRows.isEmpty ? [] : shippedRows.split(separator: Character(record), omittingEmptySubsequences: false).map(String.init)
             #expect(shipped.count == file.count, "\(view.name) of \(journal)", sourceLocation: sourceLocation)
             #expect(shipped == file, "\(view.name) of \(journal)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Expects each command to print the same, with the same status, from the file and
+    /// `--from` the database (the tool, as a user runs it).
+    static func expectSameReadBack(
+        _ journal: String, from database: Database, commands: [[String]], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let id = try JournalReader(path: journal).journalID().uuidString.lowercased()
+        for command in commands {
+            let file = try Tool.run([command[0], journal] + command.dropFirst())
+            let shipped = try Tool.run([command[0], "--from", database.url, "--journal", id] + command.dropFirst())
+            #expect(file.status == 0 && !file.stdout.isEmpty, "\(command): \(file.stderr)", sourceLocation: sourceLocation)
+            #expect(shipped.status == file.status, "\(command): \(shipped.stderr)", sourceLocation: sourceLocation)
+            #expect(shipped.stdout == file.stdout, "\(command) of \(journal)", sourceLocation: sourceLocation)
         }
     }
 
