@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EventTree
 import Foundation
-import Synchronization
 
 /// The advisory lock that makes a journal's writer the only one in the whole system: an
 /// exclusive `flock` on `JOURNAL.lock`, holding the owner's process id. A clean close
@@ -12,9 +12,12 @@ import Synchronization
 ///
 /// The system SQLite still has the WAL-reset race that needs two writers or checkpointers
 /// at once, so a second writer is refused before it opens the database.
-final class FileLock: Sendable {
+final class FileLock: @unchecked Sendable {
+    // Safe: `descriptor` is only touched under `lock` (a pthread lock, which the thread
+    // sanitizer sees, unlike `Synchronization.Mutex`).
+    private let lock = Lock()
     /// The locked file's descriptor until ``release()``.
-    private let descriptor: Mutex<Int32?>
+    private var descriptor: Int32?
     private let lockPath: String
 
     /// Takes the lock for `journalPath`, or says who holds it.
@@ -24,7 +27,7 @@ final class FileLock: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(locked, 0)
         _ = pwrite(locked, pid, pid.count, 0)
-        descriptor = Mutex(locked)
+        descriptor = locked
     }
 
     /// Opens (creating) and locks the file at `lockPath`, starting over when the file it
@@ -61,7 +64,7 @@ final class FileLock: Sendable {
     /// Removes the lock file and gives up the lock; later calls do nothing. Call it once
     /// the database is closed.
     func release() {
-        descriptor.withLock { descriptor in
+        lock.withLock {
             guard let locked = descriptor else { return }
             // Removed while still held: a writer waiting for it then finds it gone and
             // starts over.

@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EventTree
 import Foundation
-import Synchronization
 
 /// The thread a raise ran on, as the journal numbers it: small numbers, dense per process
 /// in the order threads first hand the journal a raise, with the name the thread had then.
@@ -15,7 +15,7 @@ enum RaisingThread {
         pthread_key_create(&key, nil)
         return key
     }()
-    private static let names = Mutex<[String]>([])
+    private static let names = ThreadNames()
 
     /// The calling thread's number: one thread-specific read once numbered.
     static var current: Int {
@@ -25,7 +25,7 @@ enum RaisingThread {
 
     /// The name thread `number` had when it was numbered.
     static func name(of number: Int) -> String {
-        names.withLock { number >= 1 && number <= $0.count ? $0[number - 1] : "thread \(number)" }
+        names.name(of: number) ?? "thread \(number)"
     }
 
     /// The calling thread's name as the system knows it (Dispatch names its workers).
@@ -44,12 +44,32 @@ enum RaisingThread {
     private static func numberCurrentThread() -> Int {
         var name = Thread.isMainThread ? "main" : ""
         if name.isEmpty { name = systemName() }
-        let number = names.withLock { names in
+        let number = names.append(name)
+        if name.isEmpty { names.rename(number, to: "thread \(number)") }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
+        return number
+    }
+}
+
+/// The names of the numbered threads, behind a pthread lock (`Synchronization.Mutex` waits on
+/// futexes, which the thread sanitizer does not see, so it reports its users as races).
+private final class ThreadNames: @unchecked Sendable {
+    private let lock = Lock()
+    private var names: [String] = []
+
+    /// Numbers a thread called `name`: returns its number.
+    func append(_ name: String) -> Int {
+        lock.withLock {
             names.append(name)
             return names.count
         }
-        if name.isEmpty { names.withLock { $0[number - 1] = "thread \(number)" } }
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
-        return number
+    }
+
+    func rename(_ number: Int, to name: String) {
+        lock.withLock { names[number - 1] = name }
+    }
+
+    func name(of number: Int) -> String? {
+        lock.withLock { number >= 1 && number <= names.count ? names[number - 1] : nil }
     }
 }
