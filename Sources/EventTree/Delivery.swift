@@ -3,7 +3,8 @@
 /// (phases, handler lists, outcomes, stops, transforms, failures) are written once.
 struct Delivery {
     let bus: EventBus
-    let snapshot: Topology
+    /// The tree as the raise found it.
+    let snapshot: TopologySnapshot
     let generation: Int
     /// The route, walked step by step as delivery goes (nothing built up front).
     private var walk: RouteWalk<LiveRouteTree>?
@@ -17,8 +18,10 @@ struct Delivery {
     let isOutermost: Bool
     /// The raise as it was made.
     let first: RaisedEvent
-    /// The raise the route carries now (differs from `first` after a transform).
-    private(set) var current: RaisedEvent
+    /// The raise the route carries after a transform (`nil`: still `first`).
+    private var transformed: RaisedEvent?
+    /// The id of the event the route carries now (`first`'s until a transform).
+    private(set) var currentID: EventID
     /// The value the route carries now, boxed under its type.
     private(set) var box: AnyEventBox
     /// The bus's number for the type of `box`.
@@ -41,7 +44,7 @@ struct Delivery {
     private var answer: (any Sendable)?
 
     init(
-        bus: EventBus, snapshot: Topology, generation: Int, origin: Int?, raised: RaisedEvent,
+        bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: Int?, raised: RaisedEvent,
         box: AnyEventBox, typeIndex: Int, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
@@ -51,10 +54,10 @@ struct Delivery {
         walk = origin.map { origin in
             RouteWalk(
                 from: origin, mode: raised.mode,
-                in: LiveRouteTree(topology: snapshot, box: box, typeIndex: typeIndex, channel: raised.payload.channel))
+                in: LiveRouteTree(snapshot: snapshot, box: box, typeIndex: typeIndex, channel: raised.payload.channel))
         }
         self.first = raised
-        self.current = raised
+        currentID = raised.id
         self.box = box
         self.typeIndex = typeIndex
         self.channel = raised.payload.channel
@@ -83,7 +86,7 @@ struct Delivery {
                 if core.isReleased {
                     // Released during its own step: none of its remaining calls happen.
                     let lost = handlers[handlerIndex...].filter { $0.expects(stepPhase, channel, box, typeIndex: typeIndex) }
-                    record(.stepUndelivered(current.id, node: core.id, phase: stepPhase, lostHandlers: lost.map(\.id)))
+                    record(.stepUndelivered(currentID, node: core.id, phase: stepPhase, lostHandlers: lost.map(\.id)))
                     handlers = []
                     continue
                 }
@@ -109,8 +112,8 @@ struct Delivery {
     @inline(__always)
     func context(for entry: HandlerEntry) -> HandlerContext {
         HandlerContext(
-            eventID: current.id, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
-            cause: current.cause, handler: entry.id, core: entry.core)
+            eventID: currentID, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
+            cause: first.cause, handler: entry.id, core: entry.core)
     }
 
     /// Takes the handler list of the next step: the raise's snapshot while nothing has
@@ -124,23 +127,23 @@ struct Delivery {
         // Most steps of a long route have nothing listening for this type: while the tree is
         // as the raise found it (no node released, no handler added), such a step calls
         // nothing and needs neither its node nor a list.
-        if snapshot.plan(for: step.node, type: typeIndex).isEmpty, bus.generation.load(ordering: .acquiring) == generation {
+        if snapshot.topology.plan(for: step.node, type: typeIndex).isEmpty, bus.generation.load(ordering: .acquiring) == generation {
             stepCore = nil
             if !handlers.isEmpty { handlers = [] }
             return
         }
-        let core = snapshot.cores[step.node]
+        let core = snapshot.topology.cores[step.node]
         if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
             stepCore = core
-            handlers = snapshot.plan(for: step.node, type: typeIndex)
+            handlers = snapshot.topology.plan(for: step.node, type: typeIndex)
         } else if let core, let live = bus.livePlan(of: core, type: typeIndex) {
             stepCore = core
             handlers = live
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
             if let core {
-                let lost = snapshot.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
-                record(.stepUndelivered(current.id, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
+                let lost = snapshot.topology.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
+                record(.stepUndelivered(currentID, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
             }
             stepCore = nil
             handlers = []
@@ -152,7 +155,7 @@ struct Delivery {
     private mutating func continueStepWithAllHandlers(after entry: HandlerEntry) {
         guard let core = stepCore else { return }
         let all = bus.generation.load(ordering: .acquiring) == generation
-            ? snapshot.handlers[stepSlot] : (bus.liveHandlers(of: core) ?? [])
+            ? snapshot.topology.handlers[stepSlot] : (bus.liveHandlers(of: core) ?? [])
         handlers = all
         handlersAreMatched = false
         handlerIndex = (all.firstIndex { $0 === entry } ?? all.count - 1) + 1
@@ -194,16 +197,16 @@ struct Delivery {
             continueStepWithAllHandlers(after: entry)
             return nil
         case (.convert, .transformed(let event)):
-            return .convert(event, at: entry.core, cause: current.id)
+            return .convert(event, at: entry.core, cause: currentID)
         default:
             return nil
         }
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: current.typeName) }
+        guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: (transformed ?? first).typeName) }
         guard answerCheck(answer) else {
-            return .wrongAnswerType(eventType: current.typeName, answerType: String(describing: type(of: answer)))
+            return .wrongAnswerType(eventType: (transformed ?? first).typeName, answerType: String(describing: type(of: answer)))
         }
         return nil
     }
@@ -214,14 +217,15 @@ struct Delivery {
         let phase = stepPhase
         verdict.apply(.failed, by: Self.site(entry, phase))
         recordCall(entry, outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
-        return channel == .events ? .reportError(error, at: entry.core, cause: current.id) : nil
+        return channel == .events ? .reportError(error, at: entry.core, cause: currentID) : nil
     }
 
     /// From the next handler on, the route carries `event` under a new id.
     private mutating func transform(into payload: RaisedEvent.Payload) {
-        let (raised, box, typeIndex) = bus.openTransform(of: current, into: payload, batch: batch)
+        let (raised, box, typeIndex) = bus.openTransform(of: transformed ?? first, into: payload, batch: batch)
         transforms.append(raised.id)
-        current = raised
+        transformed = raised
+        currentID = raised.id
         self.box = box
         self.typeIndex = typeIndex
     }
@@ -231,7 +235,7 @@ struct Delivery {
     ) {
         guard let batch else { return }
         batch.records.append(FactRecord(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
-            event: current.id, node: entry.core.id, phase: stepPhase, handler: entry.id,
+            event: currentID, node: entry.core.id, phase: stepPhase, handler: entry.id,
             outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
     }
 
@@ -268,7 +272,7 @@ struct Delivery {
 
     /// The raise's result, once its records are handed over.
     func result(recording: RecordingStatus) -> RaiseResult {
-        RaiseResult(eventID: first.id, finalEventID: current.id, status: status, answer: answer, recording: recording)
+        RaiseResult(eventID: first.id, finalEventID: currentID, status: status, answer: answer, recording: recording)
     }
 }
 

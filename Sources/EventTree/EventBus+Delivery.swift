@@ -25,9 +25,9 @@ extension EventBus {
         let (raised, typeIndex) = openRaise(
             payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
             transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil, log: &log)
-        let snapshot = state.topology
+        let snapshot = state.topologySnapshot()
         let generation = generation.load(ordering: .relaxed)
-        let isLive = snapshot.cores[origin.slot] === origin && !origin.isReleased
+        let isLive = snapshot.topology.cores[origin.slot] === origin && !origin.isReleased
         lock.unlock()
         // An outermost raise's batch starts as the log's records; a nested one joins its parent's.
         let batch: RecordBatch?
@@ -135,7 +135,7 @@ extension EventBus {
         var delivery = begin(
             payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited, stack: stack)
-        var eventID = delivery.current.id
+        var eventID = delivery.currentID
         stack.frames.append(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
         let depth = stack.frames.count - 1
         let timed = delivery.isRecording
@@ -153,8 +153,8 @@ extension EventBus {
                     entry, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             }
             stack.frames[depth].handler = nil
-            if delivery.current.id != eventID {
-                eventID = delivery.current.id
+            if delivery.currentID != eventID {
+                eventID = delivery.currentID
                 stack.frames[depth].eventID = eventID
             }
             switch followUp {
@@ -186,7 +186,7 @@ extension EventBus {
             inherited: inherited)
         while let entry = delivery.nextHandler() {
             let frame = DeliveryStack.Frame(
-                bus: ObjectIdentifier(self), eventID: delivery.current.id, batch: delivery.batch, handler: entry.id)
+                bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch, handler: entry.id)
             let (result, started, elapsed) = await entry.callAwaiting(
                 delivery.box, delivery.context(for: entry), in: frame, clock: delivery.isRecording ? clock : nil)
             let followUp: Delivery.FollowUp?

@@ -1,7 +1,28 @@
 extension EventBus {
     /// Everything mutable about a bus, guarded by its lock.
     struct State {
-        var topology = Topology()
+        private var storedTopology = Topology()
+        /// The tree as raises share it, made on the first raise after a change.
+        private var sharedTopology: TopologySnapshot?
+
+        /// The tree. Changing it drops the shared snapshot first, so that raises in flight
+        /// keep theirs and the change itself copies nothing they do not hold.
+        var topology: Topology {
+            _read { yield storedTopology }
+            _modify {
+                sharedTopology = nil
+                yield &storedTopology
+            }
+        }
+
+        /// The tree as it stands, shared by every raise until it changes (one reference
+        /// to take, not one per array).
+        mutating func topologySnapshot() -> TopologySnapshot {
+            if let sharedTopology { return sharedTopology }
+            let snapshot = TopologySnapshot(storedTopology)
+            sharedTopology = snapshot
+            return snapshot
+        }
         var isEnded = false
         /// Hooks by kind, in registration order, each with the number its token removes.
         var deadLetterHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []

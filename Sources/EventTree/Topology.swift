@@ -86,22 +86,32 @@ struct Topology {
     }
 }
 
+/// The tree as a raise found it, shared (one reference) by every raise until the tree
+/// changes: see `EventBus.State.topologySnapshot()`.
+final class TopologySnapshot: Sendable {
+    let topology: Topology
+
+    init(_ topology: Topology) {
+        self.topology = topology
+    }
+}
+
 /// A topology seen by the router for one event: its shape, and where handlers for the
 /// event's type listen in the propagate phase.
 struct LiveRouteTree: RouteTree {
-    let topology: Topology
+    let snapshot: TopologySnapshot
     let box: AnyEventBox
     let typeIndex: Int
     let channel: HandlerRegistration.Channel
 
     func parent(of node: Int) -> Int? {
-        let parent = topology.parents[node]
+        let parent = snapshot.topology.parents[node]
         return parent >= 0 ? parent : nil
     }
 
-    func children(of node: Int) -> [Int] { topology.children[node] }
+    func children(of node: Int) -> [Int] { snapshot.topology.children[node] }
 
     func hasPropagateHandler(at node: Int) -> Bool {
-        topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
+        snapshot.topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
     }
 }
