@@ -8,7 +8,7 @@ extension EventBus {
     ///   - inherited: The batch of the delivery this one follows up (an error or a
     ///     conversion), which then is not the outermost; `nil` to look at `stack`.
     func begin(
-        _ payload: RaisedEvent.Payload, box: AnyEventBox?, at origin: NodeCore, mode: DeliveryMode,
+        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox?, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
         inherited: RecordBatch??, stack: DeliveryStack? = nil
     ) -> Delivery {
@@ -70,7 +70,7 @@ extension EventBus {
     /// With the lock held: names the value's type (recording, on the first meeting, which
     /// handlers match it), takes the raise's number, and records the raise.
     private func openRaise(
-        _ payload: RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
+        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
         transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, isRequest: Bool, log: inout FactLog
     ) -> (RaisedEvent, typeIndex: Int) {
         // A type's first meeting with its handlers is a change to shared state: other
@@ -119,7 +119,7 @@ extension EventBus {
     /// specialized for its type) from the calling thread.
     @usableFromInline
     func deliverBoxed(
-        _ payload: RaisedEvent.Payload, _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
+        _ payload: consuming RaisedEvent.Payload, _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool
     ) -> RaiseResult {
         deliver(payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor)
@@ -127,7 +127,7 @@ extension EventBus {
 
     /// Delivers `payload` on the calling thread and returns how it ended.
     func deliver(
-        _ payload: RaisedEvent.Payload, box: AnyEventBox? = nil, at origin: NodeCore, mode: DeliveryMode,
+        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox? = nil, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
         cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) -> RaiseResult {
