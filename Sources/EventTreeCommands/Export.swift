@@ -19,8 +19,7 @@ struct Export: TerminalCommand {
         case jsonl
     }
 
-    @Argument(help: "The journal file to read (never modified).")
-    var journal: String
+    @OptionGroup var file: JournalArgument
 
     @Option(help: "chrome-trace or jsonl.")
     var format: Format
@@ -32,6 +31,10 @@ struct Export: TerminalCommand {
     var output: String?
 
     mutating func run(on terminal: CommandTerminal) throws {
+        try file.read { journal in try write(journal, on: terminal) }
+    }
+
+    private func write(_ journal: String, on terminal: CommandTerminal) throws {
         if session != nil && format == .jsonl {
             throw ValidationError("--session applies to chrome-trace; jsonl exports every record")
         }

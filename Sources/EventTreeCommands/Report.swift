@@ -12,8 +12,7 @@ struct Report: TerminalCommand {
             `eventtree replay`'s. Open it with `#event=ID` after the file name to select an event.
             """)
 
-    @Argument(help: "The journal file to read (never modified).")
-    var journal: String
+    @OptionGroup var file: JournalArgument
 
     @Option(help: "The session (default: the last one).")
     var session: Int?
@@ -22,6 +21,10 @@ struct Report: TerminalCommand {
     var output: String?
 
     mutating func run(on terminal: CommandTerminal) throws {
+        try file.read { journal in try write(journal, on: terminal) }
+    }
+
+    private func write(_ journal: String, on terminal: CommandTerminal) throws {
         let report = try SessionReport(journal: journal, session: session.map(SessionID.init))
         let html = report.html()
         let target = output ?? Self.defaultOutput(for: journal)

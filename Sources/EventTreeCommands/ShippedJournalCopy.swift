@@ -22,26 +22,34 @@ enum ShippedJournalCopy {
             }
             return uuid
         }
-        let path = directory + "/" + (journalID?.uuidString.lowercased() ?? "shipped") + ".eventtree"
-        let outcome = AsyncBridge.wait { () async throws -> (any Error)? in
+        let path = directory + "/shipped.eventtree"
+        let outcome = AsyncBridge.wait { () async throws -> Result<UUID, any Error> in
             let fleet = try await FleetDatabase.connectForReading(to: database)
             do {
-                _ = try await fleet.readBack(journal: journalID, into: path)
+                let id = try await fleet.readBack(journal: journalID, into: path)
+                try await fleet.close()
+                return .success(id)
             } catch {
                 try? await fleet.close()
-                return error
+                return .failure(error)
             }
-            try await fleet.close()
-            return nil
         }
-        let failure: (any Error)?
+        let result: Result<UUID, any Error>
         switch outcome {
-        case .success(let error): failure = error
-        case .failure(let error): failure = error
+        case .success(let readBack): result = readBack
+        case .failure(let error): result = .failure(error)
         }
-        if let error = failure as? ShipError { throw CommandFailure(message: error.description) }
-        if let failure { throw failure }
-        return path
+        switch result {
+        case .success(let id):
+            // Named after the journal: the report and the trace show the file's name.
+            let named = directory + "/" + id.uuidString.lowercased() + ".eventtree"
+            try FileManager.default.moveItem(atPath: path, toPath: named)
+            return named
+        case .failure(let error as ShipError):
+            throw CommandFailure(message: error.description)
+        case .failure(let error):
+            throw error
+        }
         #else
         throw CommandFailure(message: """
             --from reads a fleet database, which needs an eventtree built with PostgreSQL support: \

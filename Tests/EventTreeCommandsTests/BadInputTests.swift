@@ -117,7 +117,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let journal = directory + "/app.eventtree"
             _ = FileManager.default.createFile(atPath: journal, contents: Data("x".utf8))
-            for command in ["sessions", "replay", "explain", "topology", "query", "tail", "verify"] {
+            for command in ["sessions", "replay", "explain", "topology", "query", "tail", "verify", "report"] {
                 // explain's own positional (the event) follows the journal.
                 let event = command == "explain" ? ["5"] : []
                 if command != "explain" {

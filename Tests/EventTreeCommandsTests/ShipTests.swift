@@ -102,6 +102,21 @@ import Testing
             #expect(only.status == 0 && only.stdout == file.stdout)
             #expect(try Tool.run(["ship", generated, "--to", fleet.url, "--batch", "50"]).status == 0)
             try FleetServer.expectSameReadBack(demo, from: fleet, commands: RebuildTests.demoCommands)
+            // report and export too; the copy is named after its journal id.
+            let id = try JournalReader(path: demo).journalID().uuidString.lowercased()
+            let shippedName = "\(id).eventtree"
+            let lines = try Tool.run(["export", "--from", fleet.url, "--journal", id, "--format", "jsonl"])
+            let fileLines = try Tool.run(["export", demo, "--format", "jsonl"])
+            #expect(lines.status == 0 && !lines.stdout.isEmpty && lines.stdout == fileLines.stdout)
+            let trace = try Tool.run(["export", "--from", fleet.url, "--journal", id, "--format", "chrome-trace"])
+            let fileTrace = try Tool.run(["export", demo, "--format", "chrome-trace"])
+            #expect(trace.status == 0 && trace.stdout.contains(shippedName))
+            #expect(trace.stdout == fileTrace.stdout.replacingOccurrences(of: "demo.eventtree", with: shippedName))
+            let page = try Tool.run(["report", "--from", fleet.url, "--journal", id], in: directory)
+            #expect(page.status == 0, "\(page.stderr)")
+            let filePage = try Tool.run(["report", demo, "-o", "-"])
+            let shippedPage = try String(contentsOfFile: directory + "/\(id).html", encoding: .utf8)
+            #expect(shippedPage == filePage.stdout.replacingOccurrences(of: "demo.eventtree", with: shippedName))
             var commands = RebuildTests.generatedCommands
             for row in try JournalReader(path: generated).rows("SELECT event_id FROM event_history ORDER BY event_id LIMIT 25") {
                 commands.append(["explain", row[0].description, "--verbose"])
