@@ -152,7 +152,9 @@ extension EventBus {
                 followUp = delivery.fail(
                     entry, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             }
-            stack.frames[depth].handler = nil
+            // The frame keeps naming this handler until the next call overwrites it: between
+            // calls nothing on this thread asks (a follow-up raise pushes its own frame), and
+            // the frame goes when the loop ends.
             if delivery.currentID != eventID {
                 eventID = delivery.currentID
                 stack.frames[depth].eventID = eventID
