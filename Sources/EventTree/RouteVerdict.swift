@@ -58,7 +58,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     ///
     /// - Returns: What the caller must do beyond stopping (see ``isStopped`` and
     ///   ``stopsAfterStep``).
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func apply(_ outcome: Outcome.Kind, by handler: @autoclosure () -> Handler) -> Effect {
         if outcome.isActing { acted = true }
         if outcome.isActing && outcome != .failed { actedWithoutFailing = true }
