@@ -36,21 +36,9 @@ public actor FleetDatabase {
     /// - Throws: ``ShipError`` for an unreachable server, refused credentials or database,
     ///   or a database set up by a newer eventtree (left untouched).
     public static func connect(to location: PostgresLocation, logger: Logger? = nil) async throws(ShipError) -> FleetDatabase {
-        let logger = logger ?? Logger(label: "eventtree.ship", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection: PostgresConnection
-        let configuration = try location.configuration()
-        do {
-            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        } catch {
-            throw ShipError.from(error, location: location)
-        }
-        do {
+        try await open(location, logger: logger ?? quiet("eventtree.ship")) { connection, logger in
             try await FleetSchema.migrate(connection, location: location, logger: logger)
-        } catch {
-            try? await connection.close()
-            throw ShipError.from(error, location: location)
         }
-        return FleetDatabase(location: location, connection: connection, logger: logger)
     }
 
     /// Connects to read what was shipped: the fleet schema must be this eventtree's, and
@@ -59,7 +47,15 @@ public actor FleetDatabase {
     /// - Throws: ``ShipError`` for an unreachable server, refused credentials or database,
     ///   a database without a fleet schema, or one set up by an older or newer eventtree.
     public static func connectForReading(to location: PostgresLocation, logger: Logger? = nil) async throws(ShipError) -> FleetDatabase {
-        let logger = logger ?? Logger(label: "eventtree.read", factory: { _ in SwiftLogNoOpLogHandler() })
+        try await open(location, logger: logger ?? quiet("eventtree.read")) { connection, logger in
+            try await FleetSchema.check(connection, location: location, logger: logger)
+        }
+    }
+
+    /// Connects and runs `prepare` on the connection (closing it again if that fails).
+    private static func open(
+        _ location: PostgresLocation, logger: Logger, preparing prepare: (PostgresConnection, Logger) async throws -> Void
+    ) async throws(ShipError) -> FleetDatabase {
         let connection: PostgresConnection
         let configuration = try location.configuration()
         do {
@@ -68,12 +64,17 @@ public actor FleetDatabase {
             throw ShipError.from(error, location: location)
         }
         do {
-            try await FleetSchema.check(connection, location: location, logger: logger)
+            try await prepare(connection, logger)
         } catch {
             try? await connection.close()
             throw ShipError.from(error, location: location)
         }
         return FleetDatabase(location: location, connection: connection, logger: logger)
+    }
+
+    /// A logger that writes nothing.
+    private static func quiet(_ label: String) -> Logger {
+        Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// Closes the connection.

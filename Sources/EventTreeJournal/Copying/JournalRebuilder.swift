@@ -120,31 +120,27 @@ public final class JournalRebuilder {
     /// - Throws: ``JournalError`` when the copy lacks the journal's identity or sequence,
     ///   or the file cannot be written.
     public func finish(settledThrough seq: Int) throws(JournalError) {
-        do {
-            guard try db.integer("SELECT count(*) FROM j_sequence") == 1 else {
-                throw JournalError.corrupt(path: source, detail: "it has no journal sequence")
-            }
-            try db.execute("COMMIT")
-        } catch let error as JournalError {
-            throw error
-        } catch let error as SQLiteError {
-            throw JournalError(error, path: path)
-        } catch {
-            throw .corrupt(path: source, detail: "\(error)")
-        }
+        guard try count(of: "j_sequence") == 1 else { throw .corrupt(path: source, detail: "it has no journal sequence") }
+        try execute("COMMIT")
         let version = (try? db.integer("PRAGMA user_version")) ?? nil ?? 0
         try Migrator.migrate(db, from: version, path: path)
+        guard try count(of: "j_journal") == 1 else { throw .corrupt(path: source, detail: "it has no journal identity") }
+        try execute("UPDATE j_sequence SET next_seq = \(seq + 1), settled_seq = \(seq + 1)")
+    }
+
+    private func count(of table: String) throws(JournalError) -> Int {
         do {
-            guard try db.integer("SELECT count(*) FROM j_journal") == 1 else {
-                throw JournalError.corrupt(path: source, detail: "it has no journal identity")
-            }
-            try db.execute("UPDATE j_sequence SET next_seq = \(seq + 1), settled_seq = \(seq + 1)")
-        } catch let error as JournalError {
-            throw error
-        } catch let error as SQLiteError {
-            throw JournalError(error, path: path)
+            return try db.integer("SELECT count(*) FROM \(table)") ?? 0
         } catch {
-            throw .corrupt(path: source, detail: "\(error)")
+            throw JournalError(error, path: path)
+        }
+    }
+
+    private func execute(_ sql: String) throws(JournalError) {
+        do {
+            try db.execute(sql)
+        } catch {
+            throw JournalError(error, path: path)
         }
     }
 }
