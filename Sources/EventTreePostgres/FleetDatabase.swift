@@ -186,7 +186,7 @@ public actor FleetDatabase {
             try await transaction { connection in
                 let progress = try await self.progress(of: id, locking: true)
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
-                try await self.deleteJournalRows(of: id, on: connection)
+                try await self.deleteRows(of: "journal_rows", id: id, on: connection)
                 for table in JournalTable.all where table.seqColumn != nil {
                     try await self.copyRows(of: table, seqs: 1...shipped, from: reader, id: idText, on: connection)
                 }
@@ -243,7 +243,7 @@ public actor FleetDatabase {
                     [.integer(progress.eventsFinal), .integer(progress.shipped)], id: idText, on: connection)
                 for table in JournalTable.all {
                     guard case .untilRaiseEnds = table.changes else { continue }
-                    try await self.deleteJournalRows(of: id, table: table.name, aboveSeq: progress.eventsFinal, on: connection)
+                    try await self.deleteRows(of: "journal_rows", id: id, tableName: table.name, aboveSeq: progress.eventsFinal, on: connection)
                     try await self.copyRows(
                         of: table, seqs: progress.eventsFinal + 1...progress.shipped, from: reader, id: idText, on: connection)
                 }
@@ -261,7 +261,7 @@ public actor FleetDatabase {
                 added[view.name, default: 0] += copied - removed
             }
             for table in JournalTable.all where table.changes == .anytime {
-                try await self.deleteJournalRows(of: id, table: table.name, on: connection)
+                try await self.deleteRows(of: "journal_rows", id: id, tableName: table.name, on: connection)
                 try await self.copyRows(of: table, seqs: nil, from: reader, id: idText, on: connection)
             }
             try await connection.query(
@@ -306,14 +306,22 @@ public actor FleetDatabase {
         }
     }
 
-    /// Deletes the journal's rows of `table` (with a seq above `seq`, if given); returns how many.
-    private func deleteRows(of table: String, id: UUID, aboveSeq seq: Int? = nil, on connection: PostgresConnection) async throws -> Int {
+    /// Deletes the journal's rows of `table` (only those of journal table `tableName` in
+    /// `journal_rows`, with a seq above `seq`, if given); returns how many.
+    @discardableResult
+    private func deleteRows(
+        of table: String, id: UUID, tableName: String? = nil, aboveSeq seq: Int? = nil, on connection: PostgresConnection
+    ) async throws -> Int {
         var binds = PostgresBindings()
         binds.append(id)
         var condition = "journal_id = $1"
+        if let tableName {
+            binds.append(tableName)
+            condition += " AND table_name = $\(binds.count)"
+        }
         if let seq {
             binds.append(seq)
-            condition += " AND seq > $2"
+            condition += " AND seq > $\(binds.count)"
         }
         let query = PostgresQuery(
             unsafeSQL: "WITH gone AS (DELETE FROM \(table) WHERE \(condition) RETURNING 1) SELECT count(*) FROM gone", binds: binds)
@@ -343,22 +351,6 @@ public actor FleetDatabase {
             if buffer.readableBytes > 0 { try await writer.write(buffer) }
         }
         return count
-    }
-
-    /// Deletes the journal's rows in `journal_rows` (of one table, with a seq above `seq`, if given).
-    private func deleteJournalRows(of id: UUID, table: String? = nil, aboveSeq seq: Int? = nil, on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings()
-        binds.append(id)
-        var condition = "journal_id = $1"
-        if let table {
-            binds.append(table)
-            condition += " AND table_name = $\(binds.count)"
-        }
-        if let seq {
-            binds.append(seq)
-            condition += " AND seq > $\(binds.count)"
-        }
-        try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM journal_rows WHERE \(condition)", binds: binds), logger: logger)
     }
 
     /// Copies the rows of a journal table (those with a seq in `seqs`) into `journal_rows`.
