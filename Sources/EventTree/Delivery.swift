@@ -30,7 +30,6 @@ struct Delivery {
     private var transforms: [EventID] = []
 
     private var stepSlot = -1
-    private var stepCore: NodeCore?
     private var stepPhase = Phase.target
     /// The step's handlers: the dispatch plan of the carried type (already matched by type
     /// and channel), or, after a transform within the step, the node's whole list.
@@ -42,9 +41,12 @@ struct Delivery {
     /// The first failure's error, for the result.
     private var firstFailureMessage = ""
     private var answer: (any Sendable)?
+    /// What the handler about to be called is told: kept up to date step by step (its
+    /// node and phase) and call by call (its handler), so that a call builds nothing.
+    private(set) var context: HandlerContext
 
     init(
-        bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: Int?, raised: RaisedEvent,
+        bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: Int?, originCore: NodeCore, raised: RaisedEvent,
         box: AnyEventBox, typeIndex: Int, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
@@ -66,6 +68,9 @@ struct Delivery {
         self.batch = batch
         self.isOutermost = isOutermost
         verdict = RouteVerdict(channel: raised.payload.channel, isRequest: answerCheck != nil, policy: policy)
+        context = HandlerContext(
+            eventID: raised.id, origin: raised.origin, nodeID: originCore.id, phase: .target, cause: raised.cause,
+            handler: HandlerID(rawValue: 0), core: originCore)
     }
 
     /// A raise a call requires before the route may continue. Indirect, so that the
@@ -78,24 +83,31 @@ struct Delivery {
     }
 
     /// Advances to the next handler that should be called, or returns `nil` when the
-    /// route is done. ``context(for:)`` describes the call.
+    /// route is done. ``context`` describes the call. The handler is returned unretained:
+    /// the step's list holds it until the next call of this method.
     @inline(__always)
-    mutating func nextHandler() -> HandlerEntry? {
+    mutating func nextHandler() -> Unmanaged<HandlerEntry>? {
         while !verdict.isStopped {
-            if handlerIndex < handlers.count, let core = stepCore {
-                if core.isReleased {
+            // A step with handlers has its node in `context`.
+            if handlerIndex < handlers.count {
+                if context.core.isReleased {
+                    let core = context.core
                     // Released during its own step: none of its remaining calls happen.
                     let lost = handlers[handlerIndex...].filter { $0.expects(stepPhase, channel, box, typeIndex: typeIndex) }
                     record(.stepUndelivered(currentID, node: core.id, phase: stepPhase, lostHandlers: lost.map(\.id)))
                     handlers = []
                     continue
                 }
-                let entry = handlers[handlerIndex]
+                let entry = Unmanaged.passUnretained(handlers[handlerIndex])
                 handlerIndex += 1
-                if handlersAreMatched {
-                    // The plan matched type and channel: only the phase and removal remain.
-                    if entry.phases.contains(stepPhase) && !entry.isRemoved { return entry }
-                } else if entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex) {
+                let listens = entry._withUnsafeGuaranteedRef { entry in
+                    // A plan matched type and channel: only the phase and removal remain.
+                    handlersAreMatched
+                        ? entry.phases.contains(stepPhase) && !entry.isRemoved
+                        : entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex)
+                }
+                if listens {
+                    context.handler = entry._withUnsafeGuaranteedRef(\.id)
                     return entry
                 }
                 continue
@@ -104,16 +116,7 @@ struct Delivery {
             guard let step = walk?.next() else { break }
             startStep(step)
         }
-        stepCore = nil
         return nil
-    }
-
-    /// What the handler about to be called is told.
-    @inline(__always)
-    func context(for entry: HandlerEntry) -> HandlerContext {
-        HandlerContext(
-            eventID: currentID, origin: first.origin, nodeID: entry.core.id, phase: stepPhase,
-            cause: first.cause, handler: entry.id, core: entry.core)
     }
 
     /// Takes the handler list of the next step: the raise's snapshot while nothing has
@@ -128,16 +131,15 @@ struct Delivery {
         // as the raise found it (no node released, no handler added), such a step calls
         // nothing and needs neither its node nor a list.
         if snapshot.topology.plan(for: step.node, type: typeIndex).isEmpty, bus.generation.load(ordering: .acquiring) == generation {
-            stepCore = nil
             if !handlers.isEmpty { handlers = [] }
             return
         }
         let core = snapshot.topology.cores[step.node]
         if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
-            stepCore = core
+            enter(core, phase: step.phase)
             handlers = snapshot.topology.plan(for: step.node, type: typeIndex)
         } else if let core, let live = bus.livePlan(of: core, type: typeIndex) {
-            stepCore = core
+            enter(core, phase: step.phase)
             handlers = live
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
@@ -145,15 +147,22 @@ struct Delivery {
                 let lost = snapshot.topology.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
                 record(.stepUndelivered(currentID, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
             }
-            stepCore = nil
             handlers = []
         }
+    }
+
+    /// Makes `core` the step's node, in `phase`, for the calls to come.
+    @inline(__always)
+    private mutating func enter(_ core: NodeCore, phase: Phase) {
+        context.core = core
+        context.nodeID = core.id
+        context.phase = phase
     }
 
     /// After a transform within a step, the rest of the step's handlers are the node's
     /// whole list after `entry`, matched against the new type one by one.
     private mutating func continueStepWithAllHandlers(after entry: HandlerEntry) {
-        guard let core = stepCore else { return }
+        let core = context.core
         let all = bus.generation.load(ordering: .acquiring) == generation
             ? snapshot.topology.handlers[stepSlot] : (bus.liveHandlers(of: core) ?? [])
         handlers = all
@@ -170,10 +179,33 @@ struct Delivery {
 
     /// Applies what a call returned; returns the raise that must run before the route goes on.
     @inline(__always)
-    mutating func complete(_ entry: HandlerEntry, with outcome: Outcome, startedAt: Int, nanoseconds: Int) -> FollowUp? {
+    mutating func complete(
+        _ entry: Unmanaged<HandlerEntry>, with outcome: Outcome, startedAt: Int, nanoseconds: Int
+    ) -> FollowUp? {
+        switch outcome {
+        case .ignored, .handled, .consumed, .consumedImmediately:
+            // The common outcomes carry no value: no transform, no answer to check.
+            let kind = outcome.kind
+            verdict.apply(kind, by: Self.site(entry.takeUnretainedValue(), stepPhase))
+            if batch != nil {
+                recordCall(entry.takeUnretainedValue(), outcome: kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
+            }
+            return nil
+        case .transformed, .transformedError, .answered:
+            return completeCarryingValue(
+                entry.takeUnretainedValue(), with: outcome, startedAt: startedAt, nanoseconds: nanoseconds)
+        }
+    }
+
+    /// ``complete(_:with:startedAt:nanoseconds:)`` for an outcome that carries a value.
+    private mutating func completeCarryingValue(
+        _ entry: HandlerEntry, with outcome: Outcome, startedAt: Int, nanoseconds: Int
+    ) -> FollowUp? {
         var detail: HandlerCall.Detail?
         if case .transformedError = outcome, channel != .errors {
-            return fail(entry, with: DeliveryError.errorTransformOnEventChannel(label: entry.registration.label), startedAt: startedAt, nanoseconds: nanoseconds)
+            return fail(
+                entry, with: DeliveryError.errorTransformOnEventChannel(label: entry.registration.label), startedAt: startedAt,
+                nanoseconds: nanoseconds)
         }
         if case .answered(let value) = outcome {
             if let failure = answerError(for: value) {
@@ -212,7 +244,11 @@ struct Delivery {
     }
 
     /// Records a failed call; on the event channel its error must then be raised.
-    mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
+    mutating func fail(_ entry: Unmanaged<HandlerEntry>, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
+        fail(entry.takeUnretainedValue(), with: error, startedAt: startedAt, nanoseconds: nanoseconds)
+    }
+
+    private mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
         let phase = stepPhase
         verdict.apply(.failed, by: Self.site(entry, phase))
@@ -226,6 +262,7 @@ struct Delivery {
         transforms.append(raised.id)
         transformed = raised
         currentID = raised.id
+        context.eventID = raised.id
         self.box = box
         self.typeIndex = typeIndex
     }

@@ -16,12 +16,31 @@ final class DeliveryStack {
         let bus: ObjectIdentifier
         var eventID: EventID
         let batch: RecordBatch?
-        /// The handler being called, while one is (what a release during its call names).
-        var handler: HandlerID?
     }
 
     /// Used by its own thread only, so the per-access exclusivity check is left out.
     @exclusivity(unchecked) var frames: [Frame] = []
+    /// The handler the innermost frame is calling, while one is (what a release during its
+    /// call names). One scalar rather than a field of every frame: a delivery sets it once
+    /// per call and puts back the outer frame's when it ends.
+    @exclusivity(unchecked) var handler: HandlerID?
+
+    /// Makes `frame` the innermost, calling nothing yet; returns what ``pop(restoring:)``
+    /// needs to put the outer frame's call back.
+    @inline(__always)
+    func push(_ frame: Frame) -> HandlerID? {
+        frames.append(frame)
+        let outer = handler
+        handler = nil
+        return outer
+    }
+
+    /// Removes the innermost frame; `outer` is what ``push(_:)`` returned.
+    @inline(__always)
+    func pop(restoring outer: HandlerID?) {
+        frames.removeLast()
+        handler = outer
+    }
 
     /// The innermost delivery of `bus` on this thread, if it is the innermost of all.
     func innermost(of bus: ObjectIdentifier) -> Frame? {
@@ -32,7 +51,7 @@ final class DeliveryStack {
     /// The handler call in progress on this thread for `bus`, if its innermost delivery is
     /// calling one.
     func callInProgress(on bus: ObjectIdentifier) -> HandlerCallSite? {
-        guard let frame = innermost(of: bus), let handler = frame.handler else { return nil }
+        guard let frame = innermost(of: bus), let handler else { return nil }
         return HandlerCallSite(event: frame.eventID, handler: handler)
     }
 

@@ -45,7 +45,8 @@ extension EventBus {
                 seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(
-            bus: self, snapshot: snapshot, generation: generation, origin: isLive ? origin.slot : nil, raised: raised,
+            bus: self, snapshot: snapshot, generation: generation, origin: isLive ? origin.slot : nil, originCore: origin,
+            raised: raised,
             box: box, typeIndex: typeIndex, policy: policy, answerCheck: answerCheck, batch: batch,
             isOutermost: isOutermost)
     }
@@ -136,28 +137,26 @@ extension EventBus {
             payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited, stack: stack)
         var eventID = delivery.currentID
-        stack.frames.append(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
-        let depth = stack.frames.count - 1
+        let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
         let timed = delivery.isRecording
-        while let entry = delivery.nextHandler() {
-            let context = delivery.context(for: entry)
-            stack.frames[depth].handler = entry.id
+        while let next = delivery.nextHandler() {
+            stack.handler = delivery.context.handler
             let started = timed ? clock.nanoseconds() : 0
             let followUp: Delivery.FollowUp?
             do {
-                let outcome = try entry.call(delivery.box, context, onMainActor: onMainActor)
+                // The step's list holds the handler through the call.
+                let outcome = try HandlerEntry.call(next, delivery.box, delivery.context, onMainActor: onMainActor)
                 followUp = delivery.complete(
-                    entry, with: outcome, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
+                    next, with: outcome, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             } catch {
                 followUp = delivery.fail(
-                    entry, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
+                    next, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             }
-            // The frame keeps naming this handler until the next call overwrites it: between
-            // calls nothing on this thread asks (a follow-up raise pushes its own frame), and
-            // the frame goes when the loop ends.
+            // The stack keeps naming this handler until the next call overwrites it: between
+            // calls nothing on this thread asks (a follow-up raise pushes its own frame).
             if delivery.currentID != eventID {
                 eventID = delivery.currentID
-                stack.frames[depth].eventID = eventID
+                stack.frames[stack.frames.count - 1].eventID = eventID
             }
             switch followUp {
             case let .reportError(error, node, cause)?:
@@ -172,7 +171,7 @@ extension EventBus {
                 break
             }
         }
-        stack.frames.removeLast()
+        stack.pop(restoring: outerCall)
         return end(delivery)
     }
 
@@ -186,17 +185,18 @@ extension EventBus {
         var delivery = begin(
             payload, box: nil, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
-        while let entry = delivery.nextHandler() {
-            let frame = DeliveryStack.Frame(
-                bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch, handler: entry.id)
+        while let next = delivery.nextHandler() {
+            // Retained: the step's list may change across the suspension.
+            let entry = next.takeUnretainedValue()
+            let frame = DeliveryStack.Frame(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch)
             let (result, started, elapsed) = await entry.callAwaiting(
-                delivery.box, delivery.context(for: entry), in: frame, clock: delivery.isRecording ? clock : nil)
+                delivery.box, delivery.context, in: frame, clock: delivery.isRecording ? clock : nil)
             let followUp: Delivery.FollowUp?
             switch result {
             case .success(let outcome):
-                followUp = delivery.complete(entry, with: outcome, startedAt: started, nanoseconds: elapsed)
+                followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: elapsed)
             case .failure(let error):
-                followUp = delivery.fail(entry, with: error, startedAt: started, nanoseconds: elapsed)
+                followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: elapsed)
             }
             switch followUp {
             case let .reportError(error, node, cause)?:
@@ -222,18 +222,19 @@ extension HandlerEntry {
     ) async -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         switch body {
         case .anyThread(let body):
-            return Self.run(clock, in: frame) { try body(box, context) }
+            return Self.run(clock, in: frame, calling: context.handler) { try body(box, context) }
         case .mainActor(let body):
-            return await MainActor.run { Self.run(clock, in: frame) { try body(box, context) } }
+            return await MainActor.run { Self.run(clock, in: frame, calling: context.handler) { try body(box, context) } }
         }
     }
 
     private static func run(
-        _ clock: EventClock?, in frame: DeliveryStack.Frame, _ body: () throws -> Outcome
+        _ clock: EventClock?, in frame: DeliveryStack.Frame, calling handler: HandlerID, _ body: () throws -> Outcome
     ) -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         let stack = DeliveryStack.current
-        stack.frames.append(frame)
-        defer { stack.frames.removeLast() }
+        let outerCall = stack.push(frame)
+        stack.handler = handler
+        defer { stack.pop(restoring: outerCall) }
         let started = clock?.nanoseconds() ?? 0
         let result = Result { try body() }
         return (result, started, clock.map { $0.nanoseconds() - started } ?? 0)

@@ -2,19 +2,19 @@
 /// it is now, in which phase, and why it was raised.
 public struct HandlerContext: Sendable {
     /// The id of the event being delivered (a transformed event has its own).
-    public let eventID: EventID
+    public internal(set) var eventID: EventID
     /// The node the event was raised at.
     public let origin: NodeID
     /// The node whose handler is running.
-    public let nodeID: NodeID
+    public internal(set) var nodeID: NodeID
     /// The phase of the step.
-    public let phase: Phase
+    public internal(set) var phase: Phase
     /// The event whose handler raised this one (for an error: the failing event), if any.
     public let cause: EventID?
     /// The handler being called.
-    public let handler: HandlerID
+    public internal(set) var handler: HandlerID
 
-    let core: NodeCore
+    var core: NodeCore
 
     /// The node whose handler is running, unless its owner has let it go since.
     public var node: EventNode? { core.bus?.handle(of: core) }

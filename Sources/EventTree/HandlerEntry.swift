@@ -94,6 +94,14 @@ final class HandlerEntry: Sendable {
         }
     }
 
+    /// Calls `entry` (unretained: its caller's list holds it) on this thread.
+    @inline(__always)
+    static func call(
+        _ entry: Unmanaged<HandlerEntry>, _ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool
+    ) throws -> Outcome {
+        try entry._withUnsafeGuaranteedRef { try $0.call(box, context, onMainActor: onMainActor) }
+    }
+
     /// A handler's code, erased to take any boxed value. It is only called with boxes that
     /// ``matches(_:typeIndex:)`` accepted.
     enum Body: Sendable {
