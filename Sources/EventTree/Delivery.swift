@@ -2,12 +2,13 @@
 /// async drivers (`EventBus+Delivery.swift`) step through, so that the rules of a step
 /// (phases, handler lists, outcomes, stops, transforms, failures) are written once.
 struct Delivery {
-    let bus: EventBus
+    /// Unowned: the bus runs the delivery (it is `self` of the driver).
+    unowned(unsafe) let bus: EventBus
     /// The tree as the raise found it.
     let snapshot: TopologySnapshot
     let generation: Int
     /// The route, walked step by step as delivery goes (nothing built up front).
-    private var walk: RouteWalk<LiveRouteTree>?
+    private var walk: RouteWalk<LiveRouteTree>
     let channel: HandlerRegistration.Channel
     let policy: FailurePolicy
     /// For a request: whether a value is of its `Answer` type. `nil` for events and errors.
@@ -17,10 +18,10 @@ struct Delivery {
     /// Whether this delivery is the outermost of its batch (it hands the batch over).
     let isOutermost: Bool
     /// The raise as it was made.
-    let first: RaisedEvent
-    /// The raise the route carries after a transform (`nil`: still `first`).
+    private var raise: Raise
+    /// The raise the route carries after a transform (`nil`: still the first).
     private var transformed: RaisedEvent?
-    /// The id of the event the route carries now (`first`'s until a transform).
+    /// The id of the event the route carries now (the raise's until a transform).
     private(set) var currentID: EventID
     /// The value the route carries now, boxed under its type.
     private(set) var box: AnyEventBox
@@ -45,32 +46,54 @@ struct Delivery {
     /// node and phase) and call by call (its handler), so that a call builds nothing.
     private(set) var context: HandlerContext
 
+    /// The raise as it was made: what makes its ``RaisedEvent`` when one is needed (the
+    /// journal's is made at once; otherwise only a hook or a transform asks for it).
+    struct Raise {
+        let id: EventID
+        let payload: RaisedEvent.Payload
+        let typeIndex: Int
+        let mode: DeliveryMode
+        let cause: EventID?
+        var recorded: RaisedEvent?
+    }
+
     init(
-        bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: Int?, originCore: NodeCore, raised: RaisedEvent,
-        box: AnyEventBox, typeIndex: Int, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
+        bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: NodeCore, isLive: Bool, raise: Raise,
+        box: AnyEventBox, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
         self.bus = bus
         self.snapshot = snapshot
         self.generation = generation
-        walk = origin.map { origin in
-            RouteWalk(
-                from: origin, mode: raised.mode,
-                in: LiveRouteTree(snapshot: snapshot, box: box, typeIndex: typeIndex, channel: raised.payload.channel))
-        }
-        self.first = raised
-        currentID = raised.id
+        let channel = raise.payload.channel
+        walk = RouteWalk(
+            from: origin.slot, mode: raise.mode,
+            in: LiveRouteTree(snapshot: snapshot, typeIndex: raise.typeIndex, channel: channel))
+        // Raised at a released node: nothing can be reached from it.
+        if !isLive { walk.stage = .done }
+        currentID = raise.id
         self.box = box
-        self.typeIndex = typeIndex
-        self.channel = raised.payload.channel
+        typeIndex = raise.typeIndex
+        self.channel = channel
         self.policy = policy
         self.answerCheck = answerCheck
         self.batch = batch
         self.isOutermost = isOutermost
-        verdict = RouteVerdict(channel: raised.payload.channel, isRequest: answerCheck != nil, policy: policy)
+        verdict = RouteVerdict(channel: channel, isRequest: answerCheck != nil, policy: policy)
         context = HandlerContext(
-            eventID: raised.id, origin: raised.origin, nodeID: originCore.id, phase: .target, cause: raised.cause,
-            handler: HandlerID(rawValue: 0), core: originCore)
+            eventID: raise.id, origin: origin.id, nodeID: origin.id, phase: .target, cause: raise.cause,
+            handler: HandlerID(rawValue: 0), core: origin)
+        self.raise = raise
+    }
+
+    /// The raise as it was made, as a value.
+    mutating func first() -> RaisedEvent {
+        if let recorded = raise.recorded { return recorded }
+        let made = RaisedEvent(
+            id: raise.id, typeName: bus.typeName(ofType: raise.typeIndex), payload: raise.payload, origin: context.origin,
+            mode: raise.mode, cause: raise.cause, transformedFrom: nil, policy: policy, isRequest: answerCheck != nil)
+        raise.recorded = made
+        return made
     }
 
     /// A raise a call requires before the route may continue. Indirect, so that the
@@ -113,7 +136,7 @@ struct Delivery {
                 continue
             }
             if verdict.stopsAfterStep { break }
-            guard let step = walk?.next() else { break }
+            guard let step = walk.next() else { break }
             startStep(step)
         }
         return nil
@@ -236,9 +259,10 @@ struct Delivery {
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: (transformed ?? first).typeName) }
+        let typeName = transformed?.typeName ?? bus.typeName(ofType: raise.typeIndex)
+        guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: typeName) }
         guard answerCheck(answer) else {
-            return .wrongAnswerType(eventType: (transformed ?? first).typeName, answerType: String(describing: type(of: answer)))
+            return .wrongAnswerType(eventType: typeName, answerType: String(describing: type(of: answer)))
         }
         return nil
     }
@@ -258,7 +282,7 @@ struct Delivery {
 
     /// From the next handler on, the route carries `event` under a new id.
     private mutating func transform(into payload: RaisedEvent.Payload) {
-        let (raised, box, typeIndex) = bus.openTransform(of: transformed ?? first, into: payload, batch: batch)
+        let (raised, box, typeIndex) = bus.openTransform(of: transformed ?? first(), into: payload, batch: batch)
         transforms.append(raised.id)
         transformed = raised
         currentID = raised.id
@@ -302,14 +326,14 @@ struct Delivery {
     func recordEnd() {
         guard batch != nil else { return }
         let status = status
-        record(.raiseFinished(first.id, status: status))
+        record(.raiseFinished(raise.id, status: status))
         for id in transforms { record(.raiseFinished(id, status: status)) }
-        if isUnattended { record(channel == .errors ? .unhandledError(first.id) : .deadLetter(first.id)) }
+        if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 
     /// The raise's result, once its records are handed over.
     func result(recording: RecordingStatus) -> RaiseResult {
-        RaiseResult(eventID: first.id, finalEventID: currentID, status: status, answer: answer, recording: recording)
+        RaiseResult(eventID: raise.id, finalEventID: currentID, status: status, answer: answer, recording: recording)
     }
 }
 

@@ -22,9 +22,14 @@ extension EventBus {
             recorder != nil && !state.isEnded
         }
         var log = FactLog(sequence: sequence, isRecording: recording, opensBatch: isOutermost)
-        let (raised, typeIndex) = openRaise(
-            payload, box: box, origin: origin.id, mode: mode, cause: explicitCause ?? outer?.eventID,
-            transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil, log: &log)
+        let cause = explicitCause ?? outer?.eventID
+        let (id, type) = openRaise(box: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
+        // Only the journal needs the raise as a value now; otherwise the delivery makes it
+        // when something asks (a hook, a transform).
+        let raised = recording ? RaisedEvent(
+            id: id, typeName: type.name, payload: copy payload, origin: origin.id, mode: mode, cause: cause,
+            transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil) : nil
+        if let raised { log.record(.raised(raised), numbered: id.rawValue) }
         let snapshot = state.topologySnapshot()
         let generation = generation.load(ordering: .relaxed)
         let isLive = snapshot.topology.cores[origin.slot] === origin && !origin.isReleased
@@ -42,13 +47,12 @@ extension EventBus {
         if !isLive {
             // Raised at a released node: nothing can be reached from it.
             batch?.records.append(FactRecord(
-                seq: sequence.advance(), fact: .stepUndelivered(raised.id, node: origin.id, phase: .target, lostHandlers: [])))
+                seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(
-            bus: self, snapshot: snapshot, generation: generation, origin: isLive ? origin.slot : nil, originCore: origin,
-            raised: raised,
-            box: box, typeIndex: typeIndex, policy: policy, answerCheck: answerCheck, batch: batch,
-            isOutermost: isOutermost)
+            bus: self, snapshot: snapshot, generation: generation, origin: origin, isLive: isLive,
+            raise: Delivery.Raise(id: id, payload: payload, typeIndex: type.index, mode: mode, cause: cause, recorded: raised),
+            box: box, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -60,46 +64,50 @@ extension EventBus {
         let raisedAt = batch != nil ? clock.nanoseconds() : 0
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
-        let (raised, typeIndex) = openRaise(
-            payload, box: box, origin: old.origin, mode: old.mode, cause: old.cause, transformedFrom: old.id,
-            policy: old.policy, raisedAt: raisedAt, isRequest: old.kind == .request, log: &log)
+        let (id, type) = openRaise(box: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
+        let raised = RaisedEvent(
+            id: id, typeName: type.name, payload: payload, origin: old.origin, mode: old.mode, cause: old.cause,
+            transformedFrom: old.id, policy: old.policy, raisedAt: log.isRecording ? raisedAt : 0,
+            isRequest: old.kind == .request)
+        log.record(.raised(raised), numbered: id.rawValue)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
-        return (raised, box, typeIndex)
+        return (raised, box, type.index)
+    }
+
+    /// The journal name of the type the bus numbered `index`.
+    func typeName(ofType index: Int) -> String {
+        lock.withLock { state.seenTypes[index].info.name }
     }
 
     /// With the lock held: names the value's type (recording, on the first meeting, which
-    /// handlers match it), takes the raise's number, and records the raise.
+    /// handlers match it) and takes the raise's number. The caller records the raise.
     private func openRaise(
-        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox, origin: NodeID, mode: DeliveryMode, cause: EventID?,
-        transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, isRequest: Bool, log: inout FactLog
-    ) -> (RaisedEvent, typeIndex: Int) {
+        box: AnyEventBox, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
+    ) -> (EventID, State.TypeInfo) {
         // A type's first meeting with its handlers is a change to shared state: other
         // threads' raises of the type depend on it, so it goes to the recorder now.
         var meeting = FactLog(sequence: sequence, isRecording: log.isRecording, opensBatch: true)
         let known = state.seenTypes.count
-        let type = state.typeInfo(of: box, channel: payload.channel, naming: { payload.typeName }, log: &meeting)
+        let type = state.typeInfo(of: box, channel: channel, naming: naming, log: &meeting)
         // A new type gave every plan a new entry: snapshots taken before (a delivery that
         // transforms into this type) must read the live plans from now on.
         if state.seenTypes.count != known { generation.add(1, ordering: .releasing) }
         emitChange(meeting)
-        let id = EventID(rawValue: log.takeNumber())
-        let raised = RaisedEvent(
-            id: id, typeName: type.name, payload: payload, origin: origin, mode: mode, cause: cause,
-            transformedFrom: transformedFrom, policy: policy, raisedAt: log.isRecording ? raisedAt : 0,
-            isRequest: isRequest)
-        log.record(.raised(raised), numbered: id.rawValue)
-        return (raised, type.index)
+        return (EventID(rawValue: log.takeNumber()), type)
     }
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
     /// delivery's records to the recorder.
-    func end(_ delivery: borrowing Delivery) -> RaiseResult {
+    func end(_ delivery: inout Delivery) -> RaiseResult {
         delivery.recordEnd()
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }
-            for (_, hook) in hooks { hook(delivery.first) }
+            if !hooks.isEmpty {
+                let raised = delivery.first()
+                for (_, hook) in hooks { hook(raised) }
+            }
         }
         var recording = RecordingStatus.notRecorded
         if let batch = delivery.batch {
@@ -172,7 +180,7 @@ extension EventBus {
             }
         }
         stack.pop(restoring: outerCall)
-        return end(delivery)
+        return end(&delivery)
     }
 
     // MARK: The async driver
@@ -207,7 +215,7 @@ extension EventBus {
                 break
             }
         }
-        return end(delivery)
+        return end(&delivery)
     }
 }
 
@@ -220,12 +228,11 @@ extension HandlerEntry {
     func callAwaiting(
         _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, clock: EventClock?
     ) async -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
-        switch body {
-        case .anyThread(let body):
-            return Self.run(clock, in: frame, calling: context.handler) { try body(box, context) }
-        case .mainActor(let body):
-            return await MainActor.run { Self.run(clock, in: frame, calling: context.handler) { try body(box, context) } }
+        let body = body
+        guard body.runsOnMainActor else {
+            return Self.run(clock, in: frame, calling: context.handler) { try body.call(box, context) }
         }
+        return await MainActor.run { Self.run(clock, in: frame, calling: context.handler) { try body.call(box, context) } }
     }
 
     private static func run(

@@ -83,7 +83,7 @@ extension EventBus {
     /// Registers a handler on `core`.
     func addHandler(
         on core: NodeCore, label: String, eventType: String?, channel: HandlerRegistration.Channel,
-        phases: Phases, fileID: String, line: Int, matching: HandlerEntry.Matching, body: HandlerEntry.Body
+        phases: Phases, fileID: String, line: Int, matching: HandlerEntry.Matching, body: HandlerBody
     ) -> HandlerToken {
         mutate { state, log in
             let id = HandlerID(rawValue: log.takeNumber())

@@ -28,7 +28,7 @@ extension EventNode {
         Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: .anyThread(typedBody(E.self, handler)))
+            line: line, matching: .type(E.self), body: AnyThreadBody(handler))
     }
 
     /// Registers a main-actor handler for events of type `type`.
@@ -44,7 +44,7 @@ extension EventNode {
         Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: .mainActor(typedMainActorBody(E.self, handler)))
+            line: line, matching: .type(E.self), body: MainActorBody(handler))
     }
 
     /// Registers a handler for every event and request (never errors: they have their own
@@ -56,7 +56,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .events, phases: phases, label: label, fileID: fileID, line: line,
-            matching: .any(), body: .anyThread { box, context in try handler(box.anyValue as! any Event, context) })
+            matching: .any(), body: AnyThreadBody(handler))
     }
 
     /// Registers an error handler: it sees errors of type `type` reported at or below
@@ -80,7 +80,7 @@ extension EventNode {
         return register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
             fileID: fileID, line: line, matching: .type(E.self),
-            body: .anyThread(typedBody(E.self, handler)))
+            body: AnyThreadBody(handler))
     }
 
     /// Registers an error handler for every error reported at or below this node.
@@ -92,7 +92,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .errors, phases: phases, label: label, fileID: fileID, line: line,
-            matching: .any(), body: .anyThread { box, context in try handler(box.anyValue as! any Error, context) })
+            matching: .any(), body: AnyThreadBody(handler))
     }
 
     /// Stops a registration that could never be called: a concrete type that is not an
@@ -113,7 +113,7 @@ extension EventNode {
 
     private func register(
         typeName: String?, channel: HandlerRegistration.Channel, phases: Phases, label: String?, fileID: String,
-        line: Int, matching: HandlerEntry.Matching, body: HandlerEntry.Body
+        line: Int, matching: HandlerEntry.Matching, body: HandlerBody
     ) -> HandlerToken {
         bus.addHandler(
             on: core, label: label ?? "\(typeName ?? (channel == .errors ? "error" : "any")) handler",

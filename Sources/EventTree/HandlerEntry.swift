@@ -11,9 +11,7 @@ final class HandlerEntry: Sendable {
     let phases: Phases
     /// How the handler decides whether a value is for it.
     let matching: Matching
-    let body: Body
-    /// The body of a handler that runs on any thread, stored flat for the hot path.
-    private let anyThread: (@Sendable (AnyEventBox, HandlerContext) throws -> Outcome)?
+    let body: HandlerBody
     /// Set when the handler is removed; checked before every call, so a handler removed
     /// during delivery is never called again, not even in the current step.
     let removed = Atomic<Bool>(false)
@@ -22,7 +20,7 @@ final class HandlerEntry: Sendable {
     /// every writer stores the same verdict for a type).
     private let verdict = Atomic<Int>(0)
 
-    init(registration: HandlerRegistration, core: NodeCore, matching: Matching, body: Body) {
+    init(registration: HandlerRegistration, core: NodeCore, matching: Matching, body: HandlerBody) {
         self.registration = registration
         self.core = core
         id = registration.id
@@ -30,7 +28,6 @@ final class HandlerEntry: Sendable {
         phases = registration.phases
         self.matching = matching
         self.body = body
-        if case .anyThread(let run) = body { anyThread = run } else { anyThread = nil }
     }
 
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
@@ -84,14 +81,8 @@ final class HandlerEntry: Sendable {
     /// ``DeliveryError/isolatedHandler(label:)``.
     @inline(__always)
     func call(_ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool) throws -> Outcome {
-        if let anyThread { return try anyThread(box, context) }
-        switch body {
-        case .anyThread(let body):
-            return try body(box, context)
-        case .mainActor(let body):
-            guard onMainActor else { throw DeliveryError.isolatedHandler(label: registration.label) }
-            return try MainActor.assumeIsolated { try body(box, context) }
-        }
+        if body.runsOnMainActor && !onMainActor { throw DeliveryError.isolatedHandler(label: registration.label) }
+        return try body.call(box, context)
     }
 
     /// Calls `entry` (unretained: its caller's list holds it) on this thread.
@@ -100,43 +91,5 @@ final class HandlerEntry: Sendable {
         _ entry: Unmanaged<HandlerEntry>, _ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool
     ) throws -> Outcome {
         try entry._withUnsafeGuaranteedRef { try $0.call(box, context, onMainActor: onMainActor) }
-    }
-
-    /// A handler's code, erased to take any boxed value. It is only called with boxes that
-    /// ``matches(_:typeIndex:)`` accepted.
-    enum Body: Sendable {
-        /// Runs on whichever thread raises.
-        case anyThread(@Sendable (AnyEventBox, HandlerContext) throws -> Outcome)
-        /// Runs on the main actor: called directly by a synchronous raise on the main
-        /// actor, awaited by an async raise, refused (as a failed call) otherwise.
-        case mainActor(@MainActor @Sendable (AnyEventBox, HandlerContext) throws -> Outcome)
-    }
-}
-
-/// Makes the type-erased body of a handler typed for `E`: a box of exactly `E` is read
-/// without a cast (its class was compared once, here, not per call); any other box (a
-/// protocol- or superclass-typed handler) goes through a dynamic cast.
-func typedBody<E: Sendable>(
-    _ type: E.Type, _ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome
-) -> @Sendable (AnyEventBox, HandlerContext) throws -> Outcome {
-    let exact = ObjectIdentifier(EventBox<E>.self)
-    return { box, context in
-        if ObjectIdentifier(Swift.type(of: box)) == exact {
-            return try handler(unsafeDowncast(box, to: EventBox<E>.self).value, context)
-        }
-        return try handler(box.anyValue as! E, context)
-    }
-}
-
-/// The main-actor version of ``typedBody(_:_:)``.
-func typedMainActorBody<E: Sendable>(
-    _ type: E.Type, _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
-) -> @MainActor @Sendable (AnyEventBox, HandlerContext) throws -> Outcome {
-    let exact = ObjectIdentifier(EventBox<E>.self)
-    return { box, context in
-        if ObjectIdentifier(Swift.type(of: box)) == exact {
-            return try handler(unsafeDowncast(box, to: EventBox<E>.self).value, context)
-        }
-        return try handler(box.anyValue as! E, context)
     }
 }

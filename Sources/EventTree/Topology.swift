@@ -99,8 +99,8 @@ final class TopologySnapshot: Sendable {
 /// A topology seen by the router for one event: its shape, and where handlers for the
 /// event's type listen in the propagate phase.
 struct LiveRouteTree: RouteTree {
-    let snapshot: TopologySnapshot
-    let box: AnyEventBox
+    /// Unowned: the delivery walking the tree holds the snapshot.
+    unowned(unsafe) let snapshot: TopologySnapshot
     let typeIndex: Int
     let channel: HandlerRegistration.Channel
 
