@@ -68,7 +68,7 @@ struct Delivery {
         let channel = raise.payload.channel
         walk = RouteWalk(
             from: origin.slot, mode: raise.mode,
-            in: LiveRouteTree(snapshot: snapshot, typeIndex: raise.typeIndex, channel: channel))
+            in: LiveRouteTree(snapshot: Unmanaged.passUnretained(snapshot), typeIndex: raise.typeIndex, channel: channel))
         // Raised at a released node: nothing can be reached from it.
         if !isLive { walk.stage = .done }
         currentID = raise.id
@@ -136,7 +136,17 @@ struct Delivery {
                 continue
             }
             if verdict.stopsAfterStep { break }
-            guard let step = walk.next() else { break }
+            let next: RouteStep<Int>?
+            if bus.generation.load(ordering: .acquiring) == generation {
+                // While the tree is as the raise found it, a node whose plan for the type is
+                // empty calls nothing: the walk passes it by.
+                let snapshot = Unmanaged.passUnretained(snapshot)
+                let type = typeIndex
+                next = walk.next { node in !snapshot._withUnsafeGuaranteedRef { $0.topology.hasPlan(for: node, type: type) } }
+            } else {
+                next = walk.next()
+            }
+            guard let step = next else { break }
             startStep(step)
         }
         return nil
@@ -153,7 +163,7 @@ struct Delivery {
         // Most steps of a long route have nothing listening for this type: while the tree is
         // as the raise found it (no node released, no handler added), such a step calls
         // nothing and needs neither its node nor a list.
-        if snapshot.topology.plan(for: step.node, type: typeIndex).isEmpty, bus.generation.load(ordering: .acquiring) == generation {
+        if !snapshot.topology.hasPlan(for: step.node, type: typeIndex), bus.generation.load(ordering: .acquiring) == generation {
             if !handlers.isEmpty { handlers = [] }
             return
         }

@@ -105,6 +105,25 @@ public struct RouteWalk<Tree: RouteTree> {
     }
 
     /// The target step, and what follows it.
+    /// The next step at a node `skip` does not reject, or `nil` when the route is done: the
+    /// same steps as ``next()`` without those at rejected nodes (for a delivery, the nodes
+    /// with no handler for the event). Bubbling climbs straight past rejected nodes, so that
+    /// a long route with few listeners costs a few instructions per node.
+    @inlinable
+    public mutating func next(skipping skip: (Tree.Node) -> Bool) -> RouteStep<Tree.Node>? {
+        while true {
+            if case .bubbling = stage {
+                while let parent = tree.parent(of: node) {
+                    node = parent
+                    if !skip(parent) { return RouteStep(node: parent, phase: .bubble) }
+                }
+                // At the root: what follows (a broadcast's propagation, or the end) is next()'s.
+            }
+            guard let step = next() else { return nil }
+            if !skip(step.node) { return step }
+        }
+    }
+
     @inlinable
     mutating func target() -> RouteStep<Tree.Node> {
         switch mode {

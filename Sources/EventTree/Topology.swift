@@ -38,6 +38,13 @@ struct Topology {
         return type < plans.count ? plans[type] : []
     }
 
+    /// Whether the plan of `slot` for the type numbered `type` has handlers (read in place:
+    /// nothing is copied or retained, for the steps that call nothing).
+    @inline(__always)
+    func hasPlan(for slot: Int, type: Int) -> Bool {
+        type < plans[slot].count && !plans[slot][type].isEmpty
+    }
+
     /// Rebuilds the plans of `slot` for every type met so far.
     mutating func rebuildPlans(of slot: Int, types: [(channel: HandlerRegistration.Channel, sample: AnyEventBox)]) {
         let entries = handlers[slot]
@@ -99,19 +106,23 @@ final class TopologySnapshot: Sendable {
 /// A topology seen by the router for one event: its shape, and where handlers for the
 /// event's type listen in the propagate phase.
 struct LiveRouteTree: RouteTree {
-    /// Unowned: the delivery walking the tree holds the snapshot.
-    unowned(unsafe) let snapshot: TopologySnapshot
+    /// Unretained: the delivery walking the tree holds the snapshot (and reading through a
+    /// guaranteed reference costs no retain per step).
+    let snapshot: Unmanaged<TopologySnapshot>
     let typeIndex: Int
     let channel: HandlerRegistration.Channel
 
+    @inline(__always)
     func parent(of node: Int) -> Int? {
-        let parent = snapshot.topology.parents[node]
+        let parent = snapshot._withUnsafeGuaranteedRef { $0.topology.parents[node] }
         return parent >= 0 ? parent : nil
     }
 
-    func children(of node: Int) -> [Int] { snapshot.topology.children[node] }
+    func children(of node: Int) -> [Int] { snapshot._withUnsafeGuaranteedRef { $0.topology.children[node] } }
 
     func hasPropagateHandler(at node: Int) -> Bool {
-        snapshot.topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
+        snapshot._withUnsafeGuaranteedRef { snapshot in
+            snapshot.topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
+        }
     }
 }

@@ -106,6 +106,58 @@ let everyMode: [DeliveryMode] = [.bubble, .broadcast, .dispatch] + DescendFilter
         #expect(checked == 6 * (1 * 2 * 1 + 1 * 4 * 2 + 2 * 8 * 3 + 6 * 16 * 4))
     }
 
+    @Test func aWalkSkippingNodesYieldsTheRouteWithoutThemOnEverySmallTree() {
+        for count in 1...4 {
+            for parents in ArrayTree.shapes(of: count) {
+                for mask in 0..<(1 << count) {
+                    let tree = ArrayTree(parents: parents, handlers: Set((0..<count).filter { mask & (1 << $0) != 0 }))
+                    for skipMask in 0..<(1 << count) {
+                        for origin in 0..<count {
+                            for mode in everyMode {
+                                var walk = RouteWalk(from: origin, mode: mode, in: tree)
+                                var steps: [RouteStep<Int>] = []
+                                while let step = walk.next(skipping: { skipMask & (1 << $0) != 0 }) { steps.append(step) }
+                                let expected = Router.route(from: origin, mode: mode, in: tree).filter { skipMask & (1 << $0.node) == 0 }
+                                #expect(steps == expected, "tree \(parents) skip \(skipMask) origin \(origin) mode \(mode)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func liveDeliveryWithHandlersOnSomeNodesCallsThemInRouteOrder() {
+        for count in 1...4 {
+            for parents in ArrayTree.shapes(of: count) {
+                for mask in 1..<(1 << count) {
+                    let listening = Set((0..<count).filter { mask & (1 << $0) != 0 })
+                    let oracle = Oracle(tree: ArrayTree(parents: parents, handlers: listening))
+                    let bus = EventBus()
+                    var nodes: [EventNode] = []
+                    for (index, parent) in parents.enumerated() {
+                        nodes.append(parent.map { EventNode("n\(index)", parent: nodes[$0]) } ?? EventNode("n\(index)", bus: bus))
+                    }
+                    let seen = SeenSteps()
+                    for index in listening.sorted() {
+                        nodes[index].on(Ping.self, phases: .all) { _, context in
+                            seen.append(RouteStep(node: index, phase: context.phase))
+                            return .handled
+                        }
+                    }
+                    for origin in 0..<count {
+                        for mode in everyMode {
+                            seen.clear()
+                            nodes[origin].raise(Ping(), mode: mode)
+                            let expected = oracle.route(from: origin, mode: mode).filter { listening.contains($0.node) }
+                            #expect(seen.steps == expected, "tree \(parents) handlers \(listening.sorted()) origin \(origin) mode \(mode)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func liveDeliveryFollowsTheSameRoutesOnEverySmallTree() {
         for count in 1...4 {
             for parents in ArrayTree.shapes(of: count) {
