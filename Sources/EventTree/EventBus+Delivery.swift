@@ -16,32 +16,41 @@ extension EventBus {
         let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
-        let raisedAt = recorder != nil ? clock.nanoseconds() : 0
+        let raisedAt = isRecorded ? clock.nanoseconds() : 0
+        let channel = payload.channel
         lock.lock()
         let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
-            recorder != nil && !state.isEnded
+            isRecorded && !state.isEnded
         }
-        var log = FactLog(sequence: sequence, isRecording: recording, opensBatch: isOutermost)
         let cause = explicitCause ?? outer?.eventID
-        let (id, type) = openRaise(box: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
-        // Only the journal needs the raise as a value now; otherwise the delivery makes it
-        // when something asks (a hook, a transform).
-        let raised = recording ? RaisedEvent(
-            id: id, typeName: type.name, payload: copy payload, origin: origin.id, mode: mode, cause: cause,
-            transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil) : nil
-        if let raised { log.record(.raised(raised), numbered: id.rawValue) }
+        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel, payload: payload)
+        let id: EventID
+        var records: [FactRecord] = []
+        if recording {
+            // Only the journal needs the raise as a value now; otherwise the delivery makes
+            // it when something asks (a hook, a transform).
+            var log = FactLog(sequence: sequence, isRecording: true, opensBatch: isOutermost)
+            id = EventID(rawValue: log.takeNumber())
+            let raised = RaisedEvent(
+                id: id, typeName: state.seenTypes[typeIndex].info.name, payload: copy payload, origin: origin.id, mode: mode,
+                cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil)
+            log.record(.raised(raised), numbered: id.rawValue)
+            records = log.records
+        } else {
+            id = EventID(rawValue: sequence.advance())
+        }
         let snapshot = state.topologySnapshot()
         let generation = generation.load(ordering: .relaxed)
-        let isLive = snapshot.topology.cores[origin.slot] === origin && !origin.isReleased
+        let isLive = !origin.isReleased
         lock.unlock()
         // An outermost raise's batch starts as the log's records; a nested one joins its parent's.
         let batch: RecordBatch?
         let parent: RecordBatch?? = inherited ?? outer.map(\.batch)
         if let parent {
-            parent?.records.append(contentsOf: log.records)
+            parent?.records.append(contentsOf: records)
             batch = parent
         } else {
-            batch = recording ? RecordBatch(records: log.records) : nil
+            batch = recording ? RecordBatch(records: records) : nil
         }
 
         if !isLive {
@@ -51,7 +60,7 @@ extension EventBus {
         }
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, origin: origin, isLive: isLive,
-            raise: Delivery.Raise(id: id, payload: payload, typeIndex: type.index, mode: mode, cause: cause, recorded: raised),
+            raise: Delivery.Raise(id: id, payload: payload, typeIndex: typeIndex, mode: mode, cause: cause, recorded: nil),
             box: box, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
     }
 
@@ -64,15 +73,17 @@ extension EventBus {
         let raisedAt = batch != nil ? clock.nanoseconds() : 0
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
-        let (id, type) = openRaise(box: box, channel: payload.channel, naming: { payload.typeName }, log: &log)
+        let channel = payload.channel
+        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel, payload: payload)
+        let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
-            id: id, typeName: type.name, payload: payload, origin: old.origin, mode: old.mode, cause: old.cause,
+            id: id, typeName: state.seenTypes[typeIndex].info.name, payload: payload, origin: old.origin, mode: old.mode, cause: old.cause,
             transformedFrom: old.id, policy: old.policy, raisedAt: log.isRecording ? raisedAt : 0,
             isRequest: old.kind == .request)
         log.record(.raised(raised), numbered: id.rawValue)
         lock.unlock()
         batch?.records.append(contentsOf: log.records)
-        return (raised, box, type.index)
+        return (raised, box, typeIndex)
     }
 
     /// The journal name of the type the bus numbered `index`.
@@ -80,21 +91,18 @@ extension EventBus {
         lock.withLock { state.seenTypes[index].info.name }
     }
 
-    /// With the lock held: names the value's type (recording, on the first meeting, which
-    /// handlers match it) and takes the raise's number. The caller records the raise.
-    private func openRaise(
-        box: AnyEventBox, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
-    ) -> (EventID, State.TypeInfo) {
+    /// With the lock held: numbers a type raised for the first time on `channel`, recording
+    /// which handlers match it.
+    private func meetType(of box: AnyEventBox, channel: HandlerRegistration.Channel, payload: borrowing RaisedEvent.Payload) -> Int {
         // A type's first meeting with its handlers is a change to shared state: other
         // threads' raises of the type depend on it, so it goes to the recorder now.
-        var meeting = FactLog(sequence: sequence, isRecording: log.isRecording, opensBatch: true)
-        let known = state.seenTypes.count
-        let type = state.typeInfo(of: box, channel: channel, naming: naming, log: &meeting)
+        var meeting = FactLog(sequence: sequence, isRecording: isRecorded && !state.isEnded, opensBatch: true)
+        let type = state.meetType(of: box, channel: channel, name: payload.typeName, log: &meeting)
         // A new type gave every plan a new entry: snapshots taken before (a delivery that
         // transforms into this type) must read the live plans from now on.
-        if state.seenTypes.count != known { generation.add(1, ordering: .releasing) }
+        generation.add(1, ordering: .releasing)
         emitChange(meeting)
-        return (EventID(rawValue: log.takeNumber()), type)
+        return type.index
     }
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost

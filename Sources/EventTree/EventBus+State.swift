@@ -30,9 +30,9 @@ extension EventBus {
         var nextHook = 1
         /// The event and error types raised so far, by channel and box type.
         var types: [TypeKey: TypeInfo] = [:]
-        /// The last type looked up: most raises repeat the previous one's type, and a
-        /// comparison is cheaper than hashing.
-        var lastType: (key: TypeKey, info: TypeInfo)?
+        /// The last type looked up, with its number: most raises repeat the previous one's
+        /// type, and a comparison is cheaper than hashing.
+        var lastType: (key: TypeKey, index: Int)?
         /// The same, in the order first seen, each with its first value (matching new
         /// handlers against them is a dynamic cast of a value).
         var seenTypes: [(channel: HandlerRegistration.Channel, sample: AnyEventBox, info: TypeInfo)] = []
@@ -49,20 +49,25 @@ extension EventBus {
             let index: Int
         }
 
-        /// The journal name and number of `box`'s type on `channel`; on the first meeting,
+        /// The number of `box`'s type on `channel`, if it was raised before.
+        @inline(__always)
+        mutating func knownType(of box: AnyEventBox, channel: HandlerRegistration.Channel) -> Int? {
+            let key = TypeKey(box: ObjectIdentifier(Swift.type(of: box)), channel: channel)
+            if let lastType, lastType.key == key { return lastType.index }
+            guard let info = types[key] else { return nil }
+            lastType = (key, info.index)
+            return info.index
+        }
+
+        /// Numbers `box`'s type on `channel`, met for the first time, under `name`, and
         /// records which live handlers match it.
-        mutating func typeInfo(
-            of box: AnyEventBox, channel: HandlerRegistration.Channel, naming: () -> String, log: inout FactLog
+        mutating func meetType(
+            of box: AnyEventBox, channel: HandlerRegistration.Channel, name: String, log: inout FactLog
         ) -> TypeInfo {
             let key = TypeKey(box: ObjectIdentifier(Swift.type(of: box)), channel: channel)
-            if let last = lastType, last.key == key { return last.info }
-            if let info = types[key] {
-                lastType = (key, info)
-                return info
-            }
-            let info = TypeInfo(name: naming(), index: seenTypes.count)
+            let info = TypeInfo(name: name, index: seenTypes.count)
             types[key] = info
-            lastType = (key, info)
+            lastType = (key, info.index)
             seenTypes.append((channel, box, info))
             for slot in topology.handlers.indices where !topology.handlers[slot].isEmpty {
                 let plan = topology.handlers[slot].filter { $0.channel == channel && $0.matches(box) }

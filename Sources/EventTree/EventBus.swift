@@ -25,6 +25,8 @@ public final class EventBus: @unchecked Sendable {
     public let session: SessionID
     let sequence: SequenceCounter
     let recorder: (any Recorder)?
+    /// Whether `recorder` is set (read on every raise; cheaper than the optional existential).
+    let isRecorded: Bool
     /// Where recorded times come from.
     let clock: EventClock
 
@@ -40,6 +42,7 @@ public final class EventBus: @unchecked Sendable {
         process: String = ProcessInfo.processInfo.processName, clock: EventClock = .system
     ) {
         self.recorder = recorder
+        isRecorded = recorder != nil
         self.clock = clock
         sequence = recorder?.sequence ?? SequenceCounter()
         let seq = sequence.open()
