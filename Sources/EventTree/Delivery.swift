@@ -15,6 +15,10 @@ struct Delivery {
     let answerCheck: (@Sendable (any Sendable) -> Bool)?
     /// Where the records go, or `nil` when nothing is recorded.
     let batch: RecordBatch?
+    /// `batch` and the bus's sequence, unretained (`batch` and the bus hold them), so that
+    /// recording a call retains nothing.
+    private let batchRef: Unmanaged<RecordBatch>?
+    private let sequence: Unmanaged<SequenceCounter>
     /// Whether this delivery is the outermost of its batch (it hands the batch over).
     let isOutermost: Bool
     /// The raise as it was made.
@@ -78,6 +82,8 @@ struct Delivery {
         self.policy = policy
         self.answerCheck = answerCheck
         self.batch = batch
+        batchRef = batch.map { Unmanaged.passUnretained($0) }
+        sequence = Unmanaged.passUnretained(bus.sequence)
         self.isOutermost = isOutermost
         verdict = RouteVerdict(channel: channel, isRequest: answerCheck != nil, policy: policy)
         context = HandlerContext(
@@ -221,7 +227,7 @@ struct Delivery {
             let kind = outcome.kind
             verdict.apply(kind, by: Self.site(entry.takeUnretainedValue(), stepPhase))
             if batch != nil {
-                recordCall(entry.takeUnretainedValue(), outcome: kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
+                recordCall(outcome: kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
             }
             return nil
         case .transformed, .transformedError, .answered:
@@ -250,7 +256,7 @@ struct Delivery {
         let phase = stepPhase
         let effect = verdict.apply(outcome.kind, by: Self.site(entry, phase))
         if batch != nil {
-            recordCall(entry, outcome: outcome.kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail)
+            recordCall(outcome: outcome.kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail)
         }
         switch (effect, outcome) {
         case (.transform, .transformed(let event)):
@@ -286,7 +292,7 @@ struct Delivery {
         if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
         let phase = stepPhase
         verdict.apply(.failed, by: Self.site(entry, phase))
-        recordCall(entry, outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
+        recordCall(outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
         return channel == .events ? .reportError(error, at: entry.core, cause: currentID) : nil
     }
 
@@ -301,17 +307,22 @@ struct Delivery {
         self.typeIndex = typeIndex
     }
 
-    private func recordCall(
-        _ entry: HandlerEntry, outcome: Outcome.Kind, startedAt: Int, nanoseconds: Int, detail: HandlerCall.Detail?
-    ) {
-        guard let batch else { return }
-        batch.records.append(FactRecord(seq: bus.sequence.advance(), fact: .handlerCalled(HandlerCall(
-            event: currentID, node: entry.core.id, phase: stepPhase, handler: entry.id,
-            outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
+    /// Records the call ``context`` describes.
+    @inline(__always)
+    private func recordCall(outcome: Outcome.Kind, startedAt: Int, nanoseconds: Int, detail: HandlerCall.Detail?) {
+        guard let batchRef else { return }
+        let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
+        batchRef._withUnsafeGuaranteedRef {
+            $0.records.append(FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
+                event: currentID, node: context.nodeID, phase: stepPhase, handler: context.handler,
+                outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
+        }
     }
 
     private func record(_ fact: Fact) {
-        batch?.records.append(FactRecord(seq: bus.sequence.advance(), fact: fact))
+        guard let batchRef else { return }
+        let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
+        batchRef._withUnsafeGuaranteedRef { $0.records.append(FactRecord(seq: seq, fact: fact)) }
     }
 
     /// Whether calls are being timed and recorded.

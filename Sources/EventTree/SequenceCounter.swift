@@ -16,7 +16,8 @@ public final class SequenceCounter: @unchecked Sendable {
     // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
     private let lock: Lock?
-    private var openBatches = OpenBatches()
+    /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.
+    @exclusivity(unchecked) private var openBatches = OpenBatches()
 
     /// Creates a counter whose first number is `first`.
     ///
@@ -91,11 +92,8 @@ private struct OpenBatches {
         guard low < firsts.count, firsts[low] == first else { return }
         isSettled[low] = true
         while head < firsts.count && isSettled[head] { head += 1 }
-        if head == firsts.count {
-            firsts.removeAll(keepingCapacity: true)
-            isSettled.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 1_024 && head * 2 > firsts.count {
+        // Settled entries are dropped in bulk (amortised), not one by one as they settle.
+        if head > 1_024 && head * 2 > firsts.count {
             firsts.removeFirst(head)
             isSettled.removeFirst(head)
             head = 0

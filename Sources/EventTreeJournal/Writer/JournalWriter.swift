@@ -25,7 +25,9 @@ final class JournalWriter: @unchecked Sendable {
     private let sequence: SequenceCounter
     private var rows: RowWriter?
 
-    private var pending: [PendingBatch] = []
+    /// Guarded by `lock` (as everything mutable here), so the per-access dynamic
+    /// exclusivity check is left out of the raising thread's path.
+    @exclusivity(unchecked) private var pending: [PendingBatch] = []
     private var pendingRecords = 0
     /// Records of the transaction being written (still counted in `pendingRecords`).
     private var writingRecords = 0
@@ -35,7 +37,7 @@ final class JournalWriter: @unchecked Sendable {
     /// Every batch up to this ticket is committed (batches commit in ticket order).
     private var committedTicket = 0
     private var flushes = 0
-    private var drops: [SessionID: Int] = [:]
+    @exclusivity(unchecked) private var drops: [SessionID: Int] = [:]
     /// How many records the next transaction may hold: halved by each failed write (down
     /// to one batch), doubled by each success (up to `options.transactionSize`).
     private var transactionLimit: Int
