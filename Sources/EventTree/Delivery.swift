@@ -54,7 +54,6 @@ struct Delivery {
     /// journal's is made at once; otherwise only a hook or a transform asks for it).
     struct Raise {
         let id: EventID
-        let payload: RaisedEvent.Payload
         let typeIndex: Int
         let mode: DeliveryMode
         let cause: EventID?
@@ -63,13 +62,12 @@ struct Delivery {
 
     init(
         bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: NodeCore, isLive: Bool, raise: Raise,
-        box: AnyEventBox, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
+        box: AnyEventBox, channel: HandlerRegistration.Channel, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
         batch: RecordBatch?, isOutermost: Bool
     ) {
         self.bus = bus
         self.snapshot = snapshot
         self.generation = generation
-        let channel = raise.payload.channel
         walk = RouteWalk(
             from: origin.slot, mode: raise.mode,
             in: LiveRouteTree(snapshot: Unmanaged.passUnretained(snapshot), typeIndex: raise.typeIndex, channel: channel))
@@ -92,11 +90,12 @@ struct Delivery {
         self.raise = raise
     }
 
-    /// The raise as it was made, as a value.
+    /// The raise as it was made, as a value. Made from `box` before any transform (the
+    /// first transform asks for it, so later the raise is made already).
     mutating func first() -> RaisedEvent {
         if let recorded = raise.recorded { return recorded }
         let made = RaisedEvent(
-            id: raise.id, typeName: bus.typeName(ofType: raise.typeIndex), payload: raise.payload, origin: context.origin,
+            id: raise.id, typeName: bus.typeName(ofType: raise.typeIndex), payload: box.payload, origin: context.origin,
             mode: raise.mode, cause: raise.cause, transformedFrom: nil, policy: policy, isRequest: answerCheck != nil)
         raise.recorded = made
         return made
@@ -360,7 +359,7 @@ struct Delivery {
 
 extension RaisedEvent.Payload {
     /// The channel this payload travels on.
-    var channel: HandlerRegistration.Channel {
+    @inline(__always) var channel: HandlerRegistration.Channel {
         switch self {
         case .event: .events
         case .error: .errors

@@ -7,6 +7,10 @@ class AnyEventBox: @unchecked Sendable {
 
     /// The value, for the slow path (protocol- or superclass-typed handlers).
     var anyValue: any Sendable { fatalError("abstract") }
+
+    /// The value as a raise's payload (an event or an error), for the paths that need the
+    /// raise as a value (the journal, a hook, a transform): a delivery keeps only the box.
+    var payload: RaisedEvent.Payload { fatalError("abstract") }
 }
 
 /// The box for values of type `Value`. Usable from inlinable code, so that a raise
@@ -15,17 +19,22 @@ class AnyEventBox: @unchecked Sendable {
 final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
     // Safe: `value` is immutable and Sendable.
     let value: Value
+    /// Wraps the value as a payload (the box knows `Value` only as `Sendable`).
+    let wrap: @Sendable (Value) -> RaisedEvent.Payload
 
     @usableFromInline
-    init(_ value: Value) {
+    init(_ value: Value, wrap: @escaping @Sendable (Value) -> RaisedEvent.Payload) {
         self.value = value
+        self.wrap = wrap
     }
 
     override var anyValue: any Sendable { value }
+
+    override var payload: RaisedEvent.Payload { wrap(value) }
 }
 
 /// Boxes an event under its dynamic type (the existential is opened).
-func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event) }
+func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event) { .event($0) } }
 
 /// Boxes an error under its dynamic type.
-func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error) }
+func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error) { .error($0) } }

@@ -8,34 +8,34 @@ extension EventBus {
     ///   - inherited: The batch of the delivery this one follows up (an error or a
     ///     conversion), which then is not the outermost; `nil` to look at `stack`.
     func begin(
-        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox?, at origin: NodeCore, mode: DeliveryMode,
+        _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
         inherited: RecordBatch??, stack: DeliveryStack? = nil
     ) -> Delivery {
-        let box = box ?? payload.makeBox()
         let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
         let raisedAt = isRecorded ? clock.nanoseconds() : 0
-        let channel = payload.channel
         lock.lock()
         let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
             isRecorded && !state.isEnded
         }
         let cause = explicitCause ?? outer?.eventID
-        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel, payload: payload)
+        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel)
         let id: EventID
         var records: [FactRecord] = []
+        var recorded: RaisedEvent?
         if recording {
             // Only the journal needs the raise as a value now; otherwise the delivery makes
             // it when something asks (a hook, a transform).
             var log = FactLog(sequence: sequence, isRecording: true, opensBatch: isOutermost)
             id = EventID(rawValue: log.takeNumber())
             let raised = RaisedEvent(
-                id: id, typeName: state.seenTypes[typeIndex].info.name, payload: copy payload, origin: origin.id, mode: mode,
+                id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload, origin: origin.id, mode: mode,
                 cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil)
             log.record(.raised(raised), numbered: id.rawValue)
             records = log.records
+            recorded = raised
         } else {
             id = EventID(rawValue: sequence.advance())
         }
@@ -60,8 +60,8 @@ extension EventBus {
         }
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, origin: origin, isLive: isLive,
-            raise: Delivery.Raise(id: id, payload: payload, typeIndex: typeIndex, mode: mode, cause: cause, recorded: nil),
-            box: box, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+            raise: Delivery.Raise(id: id, typeIndex: typeIndex, mode: mode, cause: cause, recorded: recorded),
+            box: box, channel: channel, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -74,7 +74,7 @@ extension EventBus {
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
         let channel = payload.channel
-        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel, payload: payload)
+        let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
             id: id, typeName: state.seenTypes[typeIndex].info.name, payload: payload, origin: old.origin, mode: old.mode, cause: old.cause,
@@ -93,11 +93,11 @@ extension EventBus {
 
     /// With the lock held: numbers a type raised for the first time on `channel`, recording
     /// which handlers match it.
-    private func meetType(of box: AnyEventBox, channel: HandlerRegistration.Channel, payload: borrowing RaisedEvent.Payload) -> Int {
+    private func meetType(of box: AnyEventBox, channel: HandlerRegistration.Channel) -> Int {
         // A type's first meeting with its handlers is a change to shared state: other
         // threads' raises of the type depend on it, so it goes to the recorder now.
         var meeting = FactLog(sequence: sequence, isRecording: isRecorded && !state.isEnded, opensBatch: true)
-        let type = state.meetType(of: box, channel: channel, name: payload.typeName, log: &meeting)
+        let type = state.meetType(of: box, channel: channel, name: box.payload.typeName, log: &meeting)
         // A new type gave every plan a new entry: snapshots taken before (a delivery that
         // transforms into this type) must read the live plans from now on.
         generation.add(1, ordering: .releasing)
@@ -136,21 +136,21 @@ extension EventBus {
     /// specialized for its type) from the calling thread.
     @usableFromInline
     func deliverBoxed(
-        _ payload: consuming RaisedEvent.Payload, _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
+        _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool
     ) -> RaiseResult {
-        deliver(payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor)
+        deliver(box, channel: .events, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor)
     }
 
-    /// Delivers `payload` on the calling thread and returns how it ended.
+    /// Delivers the value in `box` on `channel` from the calling thread and returns how it ended.
     func deliver(
-        _ payload: consuming RaisedEvent.Payload, box: AnyEventBox? = nil, at origin: NodeCore, mode: DeliveryMode,
+        _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
         cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) -> RaiseResult {
         let stack = DeliveryStack.current
         var delivery = begin(
-            payload, box: box, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
+            box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited, stack: stack)
         var eventID = delivery.currentID
         let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
@@ -177,11 +177,11 @@ extension EventBus {
             switch followUp {
             case let .reportError(error, node, cause)?:
                 _ = deliver(
-                    .error(error), at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
+                    makeBox(error), channel: .errors, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
                     inherited: .some(delivery.batch))
             case let .convert(event, node, cause)?:
                 _ = deliver(
-                    .event(event), at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
+                    makeBox(event), channel: .events, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
                     inherited: .some(delivery.batch))
             case nil:
                 break
@@ -193,13 +193,14 @@ extension EventBus {
 
     // MARK: The async driver
 
-    /// Delivers `payload`, awaiting main-actor handlers in route order, and returns how it ended.
+    /// Delivers the value in `box` on `channel`, awaiting main-actor handlers in route order,
+    /// and returns how it ended.
     func deliverAsync(
-        _ payload: RaisedEvent.Payload, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy = .continue,
+        _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy = .continue,
         answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, cause: EventID? = nil, inherited: RecordBatch?? = nil
     ) async -> RaiseResult {
         var delivery = begin(
-            payload, box: nil, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
+            box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited)
         while let next = delivery.nextHandler() {
             // Retained: the step's list may change across the suspension.
@@ -216,9 +217,9 @@ extension EventBus {
             }
             switch followUp {
             case let .reportError(error, node, cause)?:
-                _ = await deliverAsync(.error(error), at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
+                _ = await deliverAsync(makeBox(error), channel: .errors, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
             case let .convert(event, node, cause)?:
-                _ = await deliverAsync(.event(event), at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
+                _ = await deliverAsync(makeBox(event), channel: .events, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
             case nil:
                 break
             }

@@ -20,7 +20,7 @@ extension EventNode {
         isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
         bus.deliverBoxed(
-            .event(event), EventBox(event), at: core, mode: mode, policy: policy, answerCheck: nil,
+            EventBox(event) { .event($0) }, at: core, mode: mode, policy: policy, answerCheck: nil,
             onMainActor: isolation === MainActor.shared)
     }
 
@@ -36,7 +36,7 @@ extension EventNode {
         isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
         RequestResult(raise: bus.deliverBoxed(
-            .event(request), EventBox(request), at: core, mode: mode, policy: policy,
+            EventBox(request) { .event($0) }, at: core, mode: mode, policy: policy,
             answerCheck: { $0 is R.Answer }, onMainActor: isolation === MainActor.shared))
     }
 
@@ -44,7 +44,7 @@ extension EventNode {
     /// handlers see it. An error no handler catches goes to the bus's unhandled-error hook.
     @discardableResult
     public func report(_ error: any Error, isolation: isolated (any Actor)? = #isolation) -> RaiseResult {
-        bus.deliver(.error(error), at: core, mode: .bubble, onMainActor: isolation === MainActor.shared)
+        bus.deliver(makeBox(error), channel: .errors, at: core, mode: .bubble, onMainActor: isolation === MainActor.shared)
     }
 
     /// Like ``raise(_:mode:onFailure:isolation:)``, but awaits main-actor handlers in route order, so
@@ -53,7 +53,7 @@ extension EventNode {
     public func raiseAsync<E: Event>(
         _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
     ) async -> RaiseResult {
-        await bus.deliverAsync(.event(event), at: core, mode: mode, policy: policy)
+        await bus.deliverAsync(makeBox(event), channel: .events, at: core, mode: mode, policy: policy)
     }
 
     /// Like ``request(_:mode:onFailure:isolation:)``, but awaits main-actor handlers in route order.
@@ -61,6 +61,6 @@ extension EventNode {
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue
     ) async -> RequestResult<R.Answer> {
         RequestResult(raise: await bus.deliverAsync(
-            .event(request), at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }))
+            makeBox(request), channel: .events, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }))
     }
 }
