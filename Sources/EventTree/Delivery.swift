@@ -172,17 +172,26 @@ struct Delivery {
             if !handlers.isEmpty { handlers = [] }
             return
         }
-        let core = snapshot.topology.cores[step.node]
-        if let core, !core.isReleased, bus.generation.load(ordering: .acquiring) == generation {
-            enter(core, phase: step.phase)
-            handlers = snapshot.topology.plan(for: step.node, type: typeIndex)
-        } else if let core, let live = bus.livePlan(of: core, type: typeIndex) {
+        // The common case, read in place: the snapshot's node and plan, unchanged since.
+        let snapshot = Unmanaged.passUnretained(snapshot)
+        let isCurrent = snapshot._withUnsafeGuaranteedRef { snapshot in
+            guard let core = snapshot.topology.cores[step.node], !core.isReleased,
+                  bus.generation.load(ordering: .acquiring) == generation else { return false }
+            context.core = core
+            context.nodeID = core.id
+            context.phase = step.phase
+            handlers = snapshot.topology.plans[step.node][typeIndex]
+            return true
+        }
+        if isCurrent { return }
+        let core = snapshot.takeUnretainedValue().topology.cores[step.node]
+        if let core, let live = bus.livePlan(of: core, type: typeIndex) {
             enter(core, phase: step.phase)
             handlers = live
         } else {
             // Released before its step: the calls the raise's snapshot promised are lost.
             if let core {
-                let lost = snapshot.topology.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
+                let lost = self.snapshot.topology.plan(for: step.node, type: typeIndex).filter { $0.phases.contains(step.phase) }
                 record(.stepUndelivered(currentID, node: core.id, phase: step.phase, lostHandlers: lost.map(\.id)))
             }
             handlers = []
