@@ -6,7 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The deliveries running on the current thread, innermost last.
+/// The deliveries running on the current thread: the innermost one here, the outer ones
+/// saved on their drivers' stacks (only the innermost is ever asked about).
 ///
 /// A raise from inside a handler finds here the event it was raised for (its cause) and
 /// the records of the outermost raise it belongs to, so that a nested raise is journaled
@@ -18,34 +19,40 @@ final class DeliveryStack {
         let batch: RecordBatch?
     }
 
-    /// Used by its own thread only, so the per-access exclusivity check is left out.
-    @exclusivity(unchecked) var frames: [Frame] = []
+    /// What a delivery puts back when it ends: the frame and call it found innermost.
+    struct Saved {
+        fileprivate let frame: Frame?
+        fileprivate let handler: HandlerID?
+    }
+
+    /// The innermost delivery on this thread. Used by its own thread only, so the
+    /// per-access exclusivity check is left out.
+    @exclusivity(unchecked) var innermost: Frame?
     /// The handler the innermost frame is calling, while one is (what a release during its
-    /// call names). One scalar rather than a field of every frame: a delivery sets it once
-    /// per call and puts back the outer frame's when it ends.
+    /// call names): set once per call, put back by ``pop(restoring:)``.
     @exclusivity(unchecked) var handler: HandlerID?
 
     /// Makes `frame` the innermost, calling nothing yet; returns what ``pop(restoring:)``
-    /// needs to put the outer frame's call back.
+    /// needs to put the outer frame and its call back.
     @inline(__always)
-    func push(_ frame: Frame) -> HandlerID? {
-        frames.append(frame)
-        let outer = handler
+    func push(_ frame: Frame) -> Saved {
+        let saved = Saved(frame: innermost, handler: handler)
+        innermost = frame
         handler = nil
-        return outer
+        return saved
     }
 
-    /// Removes the innermost frame; `outer` is what ``push(_:)`` returned.
+    /// Ends the innermost frame; `saved` is what ``push(_:)`` returned.
     @inline(__always)
-    func pop(restoring outer: HandlerID?) {
-        frames.removeLast()
-        handler = outer
+    func pop(restoring saved: Saved) {
+        innermost = saved.frame
+        handler = saved.handler
     }
 
     /// The innermost delivery of `bus` on this thread, if it is the innermost of all.
     func innermost(of bus: ObjectIdentifier) -> Frame? {
-        guard let last = frames.last, last.bus == bus else { return nil }
-        return last
+        guard let innermost, innermost.bus == bus else { return nil }
+        return innermost
     }
 
     /// The handler call in progress on this thread for `bus`, if its innermost delivery is

@@ -172,7 +172,7 @@ extension EventBus {
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).
             if delivery.currentID != eventID {
                 eventID = delivery.currentID
-                stack.frames[stack.frames.count - 1].eventID = eventID
+                stack.innermost?.eventID = eventID
             }
             switch followUp {
             case let .reportError(error, node, cause)?:
