@@ -6,7 +6,7 @@ class AnyEventBox: @unchecked Sendable {
     // Safe: immutable; subclasses add one immutable Sendable value.
 
     /// The value, for the slow path (protocol- or superclass-typed handlers).
-    var anyValue: any Sendable { fatalError("abstract") }
+    @usableFromInline var anyValue: any Sendable { fatalError("abstract") }
 
     /// The value as a raise's payload (an event or an error), for the paths that need the
     /// raise as a value (the journal, a hook, a transform): a delivery keeps only the box.
@@ -18,7 +18,7 @@ class AnyEventBox: @unchecked Sendable {
 @usableFromInline
 final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
     // Safe: `value` is immutable and Sendable.
-    let value: Value
+    @usableFromInline let value: Value
     /// Wraps the value as a payload (the box knows `Value` only as `Sendable`).
     let wrap: @Sendable (Value) -> RaisedEvent.Payload
 
@@ -28,7 +28,7 @@ final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
         self.wrap = wrap
     }
 
-    override var anyValue: any Sendable { value }
+    @usableFromInline override var anyValue: any Sendable { value }
 
     override var payload: RaisedEvent.Payload { wrap(value) }
 }

@@ -83,7 +83,7 @@ extension EventBus {
     /// Registers a handler on `core`.
     func addHandler(
         on core: NodeCore, label: String, eventType: String?, channel: HandlerRegistration.Channel,
-        phases: Phases, fileID: String, line: Int, matching: HandlerEntry.Matching, body: HandlerBody
+        phases: Phases, fileID: String, line: Int, body: HandlerBody
     ) -> HandlerToken {
         mutate { state, log in
             let id = HandlerID(rawValue: log.takeNumber())
@@ -91,7 +91,7 @@ extension EventBus {
                 id: id, node: core.id, label: label, eventType: eventType, channel: channel,
                 phases: phases, fileID: fileID, line: line)
             log.record(.handlerAdded(registration), numbered: id.rawValue)
-            let entry = HandlerEntry(registration: registration, core: core, matching: matching, body: body)
+            let entry = HandlerEntry(registration: registration, core: core, body: body)
             if core.isReleased {
                 // A released node keeps no handlers; the registration is journaled and
                 // removed at once so that the history stays complete.

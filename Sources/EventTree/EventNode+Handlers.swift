@@ -19,7 +19,7 @@ extension EventNode {
     /// - Precondition: `type` is an ``Event`` type or a protocol type: a handler for a
     ///   concrete type that is not an event (`on(Int.self)`) could never be called, and
     ///   stops the program at registration, naming the file and line.
-    @discardableResult
+    @inlinable @discardableResult
     public func on<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
@@ -28,14 +28,14 @@ extension EventNode {
         Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: AnyThreadBody(handler))
+            line: line, body: .anyThread(handler))
     }
 
     /// Registers a main-actor handler for events of type `type`.
     ///
     /// A synchronous raise calls it only on the main thread (elsewhere the call is
     /// recorded as failed); ``raiseAsync(_:mode:onFailure:)`` awaits it in route order.
-    @discardableResult
+    @inlinable @discardableResult
     public func onMainActor<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
@@ -44,7 +44,7 @@ extension EventNode {
         Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, matching: .type(E.self), body: MainActorBody(handler))
+            line: line, body: .mainActor(handler))
     }
 
     /// Registers a handler for every event and request (never errors: they have their own
@@ -56,7 +56,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .events, phases: phases, label: label, fileID: fileID, line: line,
-            matching: .any(), body: AnyThreadBody(handler))
+            body: .anyValue(handler))
     }
 
     /// Registers an error handler: it sees errors of type `type` reported at or below
@@ -70,7 +70,7 @@ extension EventNode {
     /// an ordinary event raised from this node in bubble mode. An error handler that throws
     /// is recorded as failed and does not catch the error (nothing is raised for its own
     /// error, so errors cannot loop).
-    @discardableResult
+    @inlinable @discardableResult
     public func onError<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
         fileID: String = #fileID, line: Int = #line,
@@ -79,8 +79,7 @@ extension EventNode {
         Self.requireMatchable(E.self, channel: .errors, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .errors, phases: phases, label: label,
-            fileID: fileID, line: line, matching: .type(E.self),
-            body: AnyThreadBody(handler))
+            fileID: fileID, line: line, body: .anyThread(handler))
     }
 
     /// Registers an error handler for every error reported at or below this node.
@@ -92,7 +91,7 @@ extension EventNode {
     ) -> HandlerToken {
         register(
             typeName: nil, channel: .errors, phases: phases, label: label, fileID: fileID, line: line,
-            matching: .any(), body: AnyThreadBody(handler))
+            body: .anyValue(handler))
     }
 
     /// Stops a registration that could never be called: a concrete type that is not an
@@ -100,6 +99,7 @@ extension EventNode {
     /// because `on(_:)` also takes protocol types (`(any Trackable).self`), which no
     /// generic constraint can tell from a concrete type; protocol types are let through,
     /// since events or errors may adopt them.
+    @usableFromInline
     static func requireMatchable(_ type: Any.Type, channel: HandlerRegistration.Channel, fileID: String, line: Int) {
         let matches = channel == .events ? type is any Event.Type : type is any Error.Type
         let name = String(describing: type)
@@ -111,13 +111,14 @@ extension EventNode {
             "\(fileID):\(line): on\(channel == .errors ? "Error" : "")(\(name).self) registers a handler that could never be called: \(name) is not \(channel == .errors ? "an Error" : "an Event"); make it conform, or register for a protocol the \(channel == .errors ? "errors" : "events") adopt")
     }
 
-    private func register(
+    @usableFromInline
+    func register(
         typeName: String?, channel: HandlerRegistration.Channel, phases: Phases, label: String?, fileID: String,
-        line: Int, matching: HandlerEntry.Matching, body: HandlerBody
+        line: Int, body: HandlerBody
     ) -> HandlerToken {
         bus.addHandler(
             on: core, label: label ?? "\(typeName ?? (channel == .errors ? "error" : "any")) handler",
             eventType: typeName, channel: channel, phases: phases, fileID: fileID, line: line,
-            matching: matching, body: body)
+            body: body)
     }
 }

@@ -1,62 +1,76 @@
-/// A handler's code, erased to take any boxed value: a class whose typed subclasses
-/// (``AnyThreadBody``, ``MainActorBody``) unbox the value and call the user's closure, so
-/// that a call is one virtual call into code specialised for the handler's type. It is only
+/// A handler's code, erased to take any boxed value, with what it matches.
+///
+/// Made by ``anyThread(_:)`` or ``mainActor(_:)``, which are inlinable: the closure that
+/// unboxes the event and calls yours is specialised for your event type in your module, so
+/// that a call is one closure call reading the value straight out of its box. It is only
 /// called with boxes that ``HandlerEntry/matches(_:typeIndex:)`` accepted.
-class HandlerBody: @unchecked Sendable {
-    // Safe: immutable; subclasses add one immutable Sendable closure.
-
+@usableFromInline
+final class HandlerBody: Sendable {
     /// Whether the code must run on the main actor.
     let runsOnMainActor: Bool
-    /// The class of the boxes whose value the code takes without a cast: looked up once
-    /// here, since code shared by every `E` would ask the runtime for it on every call.
-    let exactBox: ObjectIdentifier
+    /// The class of the boxes of exactly the handler's type (`nil`: it takes every value of
+    /// its channel).
+    let exactBox: ObjectIdentifier?
+    /// Whether a value of another type is for the handler (a protocol or a superclass).
+    let accepts: @Sendable (AnyEventBox) -> Bool
+    /// The code, called by ``call(_:_:)``.
+    private let code: @Sendable (AnyEventBox, HandlerContext) throws -> Outcome
 
-    init(runsOnMainActor: Bool, exactBox: ObjectIdentifier) {
+    @usableFromInline
+    init(
+        runsOnMainActor: Bool, exactBox: ObjectIdentifier?, accepts: @escaping @Sendable (AnyEventBox) -> Bool,
+        call: @escaping @Sendable (AnyEventBox, HandlerContext) throws -> Outcome
+    ) {
         self.runsOnMainActor = runsOnMainActor
         self.exactBox = exactBox
+        self.accepts = accepts
+        code = call
     }
 
     /// Calls the code on this thread. For a main-actor body the caller has made sure that
     /// this thread is the main actor's (an async raise calls it inside `MainActor.run`).
+    /// Not inlined: here the closure is read from a `let` of a borrowed object, which costs
+    /// no retain (its caller would retain it).
+    @inline(never)
     func call(_ box: AnyEventBox, _ context: HandlerContext) throws -> Outcome {
-        fatalError("abstract")
+        try code(box, context)
     }
 
-}
-
-/// The code of a handler that runs on whichever thread raises.
-final class AnyThreadBody<E: Sendable>: HandlerBody, @unchecked Sendable {
-    let handler: @Sendable (E, HandlerContext) throws -> Outcome
-
-    init(_ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome) {
-        self.handler = handler
-        super.init(runsOnMainActor: false, exactBox: ObjectIdentifier(EventBox<E>.self))
+    /// The body of a handler for values of type `E` that runs on whichever thread raises.
+    @inlinable
+    static func anyThread<E: Sendable>(_ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome) -> HandlerBody {
+        let exact = ObjectIdentifier(EventBox<E>.self)
+        return HandlerBody(runsOnMainActor: false, exactBox: exact, accepts: { $0.anyValue is E }) { box, context in
+            try handler(unbox(box, as: E.self, exactBox: exact), context)
+        }
     }
 
-    override func call(_ box: AnyEventBox, _ context: HandlerContext) throws -> Outcome {
-        try handler(unbox(box, as: E.self, exactBox: exactBox), context)
-    }
-}
-
-/// The code of a handler that runs on the main actor: called directly by a synchronous
-/// raise on the main actor, awaited by an async raise, refused (as a failed call) otherwise.
-final class MainActorBody<E: Sendable>: HandlerBody, @unchecked Sendable {
-    let handler: @MainActor @Sendable (E, HandlerContext) throws -> Outcome
-
-    init(_ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome) {
-        self.handler = handler
-        super.init(runsOnMainActor: true, exactBox: ObjectIdentifier(EventBox<E>.self))
+    /// The body of a handler for every value of its channel (`E` is `any Event` or `any Error`).
+    @inlinable
+    static func anyValue<E: Sendable>(_ handler: @escaping @Sendable (E, HandlerContext) throws -> Outcome) -> HandlerBody {
+        HandlerBody(runsOnMainActor: false, exactBox: nil, accepts: { _ in true }) { box, context in
+            try handler(box.anyValue as! E, context)
+        }
     }
 
-    override func call(_ box: AnyEventBox, _ context: HandlerContext) throws -> Outcome {
-        try MainActor.assumeIsolated { try handler(unbox(box, as: E.self, exactBox: exactBox), context) }
+    /// The body of a handler for values of type `E` that runs on the main actor: called
+    /// directly by a synchronous raise on the main actor, awaited by an async raise,
+    /// refused (as a failed call) otherwise.
+    @inlinable
+    static func mainActor<E: Sendable>(
+        _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
+    ) -> HandlerBody {
+        let exact = ObjectIdentifier(EventBox<E>.self)
+        return HandlerBody(runsOnMainActor: true, exactBox: exact, accepts: { $0.anyValue is E }) { box, context in
+            try MainActor.assumeIsolated { try handler(unbox(box, as: E.self, exactBox: exact), context) }
+        }
     }
 }
 
 /// The value in `box` as an `E`: a box of exactly `E` (whose class is `exactBox`) is read
 /// without a cast (a pointer comparison of its class); any other box (a handler typed by a
 /// protocol, a superclass or `any Event`) goes through a dynamic cast.
-@inline(__always)
+@inlinable @inline(__always)
 func unbox<E: Sendable>(_ box: AnyEventBox, as type: E.Type, exactBox: ObjectIdentifier) -> E {
     if ObjectIdentifier(Swift.type(of: box)) == exactBox {
         return unsafeDowncast(box, to: EventBox<E>.self).value

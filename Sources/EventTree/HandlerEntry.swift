@@ -9,8 +9,7 @@ final class HandlerEntry: Sendable {
     let id: HandlerID
     let channel: HandlerRegistration.Channel
     let phases: Phases
-    /// How the handler decides whether a value is for it.
-    let matching: Matching
+    /// Its code, and how it decides whether a value is for it.
     let body: HandlerBody
     /// Set when the handler is removed; checked before every call, so a handler removed
     /// during delivery is never called again, not even in the current step.
@@ -20,48 +19,32 @@ final class HandlerEntry: Sendable {
     /// every writer stores the same verdict for a type).
     private let verdict = Atomic<Int>(0)
 
-    init(registration: HandlerRegistration, core: NodeCore, matching: Matching, body: HandlerBody) {
+    init(registration: HandlerRegistration, core: NodeCore, body: HandlerBody) {
         self.registration = registration
         self.core = core
         id = registration.id
         channel = registration.channel
         phases = registration.phases
-        self.matching = matching
         self.body = body
     }
 
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
 
-    /// How a handler matches values.
-    struct Matching: Sendable {
-        /// Every value of its channel.
-        let all: Bool
-        /// The box class of the exact type it was registered for (a pointer comparison).
-        let exactBox: ObjectIdentifier?
-        /// The dynamic cast, for values of other types (protocols, subclasses).
-        let cast: @Sendable (AnyEventBox) -> Bool
-
-        static func any() -> Matching { Matching(all: true, exactBox: nil, cast: { _ in true }) }
-
-        static func type<E: Sendable>(_ type: E.Type) -> Matching {
-            Matching(all: false, exactBox: ObjectIdentifier(EventBox<E>.self), cast: { $0.anyValue is E })
-        }
-    }
-
     /// Whether `box` (whose type the bus numbered `typeIndex`) is for this handler.
     @inline(__always)
     func matches(_ box: AnyEventBox, typeIndex: Int) -> Bool {
-        if matching.all || ObjectIdentifier(type(of: box)) == matching.exactBox { return true }
+        guard let exactBox = body.exactBox, ObjectIdentifier(type(of: box)) != exactBox else { return true }
         let cached = verdict.load(ordering: .relaxed)
         if cached >> 1 == typeIndex + 1 { return cached & 1 == 1 }
-        let result = matching.cast(box)
+        let result = body.accepts(box)
         verdict.store((typeIndex + 1) << 1 | (result ? 1 : 0), ordering: .relaxed)
         return result
     }
 
     /// Whether `box` is for this handler, without the cache (for rare paths).
     func matches(_ box: AnyEventBox) -> Bool {
-        matching.all || ObjectIdentifier(type(of: box)) == matching.exactBox || matching.cast(box)
+        guard let exactBox = body.exactBox else { return true }
+        return ObjectIdentifier(type(of: box)) == exactBox || body.accepts(box)
     }
 
     /// Whether the handler would have been called in a step of `phase` carrying `box`,
