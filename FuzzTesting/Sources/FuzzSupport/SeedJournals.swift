@@ -105,8 +105,10 @@ private enum TwoSessions {
             leaf.on(Ping.self, phases: .propagate, label: "leaf-ping") { _, _ in .handled }
             deep.on(Ping.self, phases: .propagate, label: "deep-ping") { _, _ in .consumed }
             root.on(Ask.self, label: "answer") { event, _ in event.question.isEmpty ? .ignored : .answered(42) }
-            left.on(Nested.self, label: "nest") { event, _ in
-                if event.depth < 3 { left.raise(Nested(depth: event.depth + 1)) }
+            // Weak: a handler that holds its own node strongly keeps the node, and with it the
+            // bus, alive forever (LeakSanitizer reports the cycle).
+            left.on(Nested.self, label: "nest") { [weak left] event, _ in
+                if event.depth < 3 { left?.raise(Nested(depth: event.depth + 1)) }
                 return .handled
             }
             leaf.on(Nested.self, label: "fail") { event, _ in
