@@ -62,12 +62,16 @@ package final class ChainEncoder {
     }
 
     private func varint(_ value: UInt64) {
+        // Ten bytes hold any varint: room is made once, then the bytes are stored directly.
+        while capacity - count < 10 { grow() }
         var value = value
         while value >= 0x80 {
-            put(UInt8(truncatingIfNeeded: value) | 0x80)
+            storage[count] = UInt8(truncatingIfNeeded: value) | 0x80
+            count += 1
             value >>= 7
         }
-        put(UInt8(value))
+        storage[count] = UInt8(value)
+        count += 1
     }
 
     private func int(_ value: Int?) {
@@ -247,8 +251,6 @@ package final class ChainEncoder {
 package struct ChainHash: Sendable, Equatable {
     /// The hash after the last record chained (32 zero bytes before the first).
     package private(set) var value: [UInt8]
-    /// Scratch space: the previous hash and the record, hashed in one call.
-    private var input: [UInt8] = []
 
     /// The hash that starts every chain.
     package static let start = ChainHash(value: Array(repeating: 0, count: 32))
@@ -262,16 +264,23 @@ package struct ChainHash: Sendable, Equatable {
     /// - Returns: The record's tag: the first two bytes of the new hash, which the
     ///   checkpoint keeps for each record so that `verify` can name the first bad one.
     @discardableResult
-    package mutating func chain(_ record: some Collection<UInt8>) -> (UInt8, UInt8) {
-        input.removeAll(keepingCapacity: true)
-        input.append(contentsOf: value)
-        input.append(contentsOf: record)
-        let digest = SHA256.hash(data: input)
-        // Overwritten in place: no allocation per record.
-        digest.withUnsafeBytes { bytes in
-            for index in 0..<32 { value[index] = bytes[index] }
+    package mutating func chain(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
+        // Both parts fed straight from their storage and the digest copied over the old
+        // hash in one move: no scratch array, no uniqueness check per byte.
+        var hasher = SHA256()
+        value.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(bufferPointer: record)
+        let digest = hasher.finalize()
+        value.withUnsafeMutableBytes { target in
+            digest.withUnsafeBytes { target.copyMemory(from: $0) }
         }
         return (value[0], value[1])
+    }
+
+    /// Chains one record's bytes held in an array (see ``chain(_:)-(UnsafeRawBufferPointer)``).
+    @discardableResult
+    package mutating func chain(_ record: [UInt8]) -> (UInt8, UInt8) {
+        record.withUnsafeBytes { chain($0) }
     }
 
     /// Equal when the hashes are.

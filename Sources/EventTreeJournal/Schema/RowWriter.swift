@@ -152,8 +152,7 @@ final class RowWriter {
             for batch in batches {
                 var count = model.pendingCounts[batch.session] ?? (0, 0, 0)
                 for record in batch.records {
-                    if case .sessionEnded = record.fact { publish = true }
-                    try apply(record, session: batch.session, thread: batch.thread, count: &count)
+                    try apply(record, session: batch.session, thread: batch.thread, count: &count, endsSession: &publish)
                 }
                 model.pendingCounts[batch.session] = count
             }
@@ -200,7 +199,8 @@ final class RowWriter {
     // MARK: Facts to rows
 
     private func apply(
-        _ record: FactRecord, session: SessionID, thread: Int?, count: inout (events: Int, steps: Int, dropped: Int)
+        _ record: FactRecord, session: SessionID, thread: Int?, count: inout (events: Int, steps: Int, dropped: Int),
+        endsSession: inout Bool
     ) throws(SQLiteError) {
         let seq = record.seq
         switch record.fact {
@@ -291,6 +291,7 @@ final class RowWriter {
                 seq: seq, startedAt: info.startedAt, process: info.process, host: info.host, appVersion: info.appVersion)
             keepForChain(seq)
         case let .sessionEnded(id, at):
+            endsSession = true
             try endSession.bind(seq, at: 1)
             let clock = model.sessionClocks[id]
             let endedAt = clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970

@@ -48,20 +48,51 @@ struct UnchainedRecords {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    mutating func append(seq: Int, _ record: some Collection<UInt8>) {
-        entries.append((seq, bytes.count, record.count))
+    /// Keeps a record, its entry in seq order (a raise's record, written when the raise
+    /// finishes, goes back before its calls; its bytes go at the end all the same).
+    mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
+        var position = entries.count
+        while position > 0 && entries[position - 1].seq > seq { position -= 1 }
+        entries.insert((seq, bytes.count, record.count), at: position)
         bytes.append(contentsOf: record)
     }
 
+    mutating func append(seq: Int, _ record: [UInt8]) {
+        record.withUnsafeBufferPointer { append(seq: seq, $0) }
+    }
+
     /// Takes out the records numbered below `seq`, in seq order, calling `body` with each.
-    mutating func take(below seq: Int, _ body: (Int, ArraySlice<UInt8>) throws(SQLiteError) -> Void) throws(SQLiteError) {
-        var ready = entries.filter { $0.seq < seq }
-        guard !ready.isEmpty else { return }
-        ready.sort { $0.seq < $1.seq }
-        for entry in ready { try body(entry.seq, bytes[entry.start..<(entry.start + entry.count)]) }
+    mutating func take(
+        below seq: Int, _ body: (Int, UnsafeRawBufferPointer) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        // The entries are in seq order: the ready ones are a prefix.
+        var readyCount = 0
+        while readyCount < entries.count && entries[readyCount].seq < seq { readyCount += 1 }
+        guard readyCount > 0 else { return }
+        let ready = entries[..<readyCount]
+        // (`withUnsafeBytes` rethrows untyped: the first error is carried out by hand.)
+        let failure: SQLiteError? = bytes.withUnsafeBytes { storage in
+            for entry in ready {
+                do throws(SQLiteError) {
+                    try body(entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
+                } catch {
+                    return error
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+        guard readyCount < entries.count else {
+            // All taken (the usual case): the buffers keep their capacity for the next ones.
+            bytes.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+            return
+        }
         var rest = UnchainedRecords()
-        for entry in entries where entry.seq >= seq {
-            rest.append(seq: entry.seq, Array(bytes[entry.start..<(entry.start + entry.count)]))
+        bytes.withUnsafeBufferPointer { storage in
+            for entry in entries where entry.seq >= seq {
+                rest.append(seq: entry.seq, UnsafeBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
+            }
         }
         self = rest
     }
