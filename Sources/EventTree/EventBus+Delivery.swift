@@ -50,7 +50,7 @@ extension EventBus {
             parent?.records.append(contentsOf: records)
             batch = parent
         } else {
-            batch = recording ? RecordBatch(records: records) : nil
+            batch = recording ? RecordBatch(records: consume records) : nil
         }
 
         if !isLive {

@@ -265,12 +265,16 @@ package struct ChainHash: Sendable, Equatable {
     ///   checkpoint keeps for each record so that `verify` can name the first bad one.
     @discardableResult
     package mutating func chain(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
-        // Both parts fed straight from their storage and the digest copied over the old
-        // hash in one move: no scratch array, no uniqueness check per byte.
-        var hasher = SHA256()
-        value.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        hasher.update(bufferPointer: record)
-        let digest = hasher.finalize()
+        // The previous hash and the record side by side on the stack, hashed in one call,
+        // and the digest copied over the old hash in one move: no array grown, no
+        // uniqueness check per byte.
+        let digest = withUnsafeTemporaryAllocation(byteCount: 32 + record.count, alignment: 1) { input in
+            value.withUnsafeBytes { input.copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: input[32...]).copyMemory(from: record)
+            var hasher = SHA256()
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
+            return hasher.finalize()
+        }
         value.withUnsafeMutableBytes { target in
             digest.withUnsafeBytes { target.copyMemory(from: $0) }
         }

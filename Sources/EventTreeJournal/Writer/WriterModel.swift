@@ -51,9 +51,13 @@ struct UnchainedRecords {
     /// Keeps a record, its entry in seq order (a raise's record, written when the raise
     /// finishes, goes back before its calls; its bytes go at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
-        var position = entries.count
-        while position > 0 && entries[position - 1].seq > seq { position -= 1 }
-        entries.insert((seq, bytes.count, record.count), at: position)
+        if let last = entries.last, last.seq > seq {
+            var position = entries.count - 1
+            while position > 0 && entries[position - 1].seq > seq { position -= 1 }
+            entries.insert((seq, bytes.count, record.count), at: position)
+        } else {
+            entries.append((seq, bytes.count, record.count))
+        }
         bytes.append(contentsOf: record)
     }
 
