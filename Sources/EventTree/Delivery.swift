@@ -177,7 +177,8 @@ struct Delivery {
         let isCurrent = snapshot._withUnsafeGuaranteedRef { snapshot in
             guard let core = snapshot.topology.cores[step.node], !core.isReleased,
                   bus.generation.load(ordering: .acquiring) == generation else { return false }
-            context.core = core
+            // (Most routes start at the origin, which the context holds already.)
+            if context.core !== core { context.core = core }
             context.nodeID = core.id
             context.phase = step.phase
             handlers = snapshot.topology.plans[step.node][typeIndex]
@@ -360,9 +361,9 @@ struct Delivery {
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 
-    /// The raise's result, once its records are handed over.
-    func result(recording: RecordingStatus) -> RaiseResult {
-        RaiseResult(eventID: raise.id, finalEventID: currentID, status: status, answer: answer, recording: recording)
+    /// The raise's result, once its records are handed over (the answer moves into it).
+    mutating func result(recording: RecordingStatus) -> RaiseResult {
+        RaiseResult(eventID: raise.id, finalEventID: currentID, status: status, answer: answer.take(), recording: recording)
     }
 }
 

@@ -16,7 +16,18 @@ final class DeliveryStack {
     struct Frame {
         let bus: ObjectIdentifier
         var eventID: EventID
-        let batch: RecordBatch?
+        /// Unretained: the delivery that puts the frame on a stack holds its batch for as
+        /// long as the frame is there (so a frame is plain data, saved and restored by copy).
+        private let batchRef: Unmanaged<RecordBatch>?
+
+        init(bus: ObjectIdentifier, eventID: EventID, batch: RecordBatch?) {
+            self.bus = bus
+            self.eventID = eventID
+            batchRef = batch.map { Unmanaged.passUnretained($0) }
+        }
+
+        /// The records of the outermost raise the delivery belongs to.
+        var batch: RecordBatch? { batchRef?.takeUnretainedValue() }
     }
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.

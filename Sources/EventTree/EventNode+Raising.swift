@@ -19,9 +19,10 @@ extension EventNode {
         _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
+        // (The shared main actor is looked up only when the caller has an isolation.)
         bus.deliverBoxed(
             EventBox(event) { .event($0) }, at: core, mode: mode, policy: policy, answerCheck: nil,
-            onMainActor: isolation === MainActor.shared)
+            onMainActor: isolation != nil && isolation === MainActor.shared)
     }
 
     /// Raises a request and returns the first answer, or an explicit
@@ -37,14 +38,14 @@ extension EventNode {
     ) -> RequestResult<R.Answer> {
         RequestResult(raise: bus.deliverBoxed(
             EventBox(request) { .event($0) }, at: core, mode: mode, policy: policy,
-            answerCheck: { $0 is R.Answer }, onMainActor: isolation === MainActor.shared))
+            answerCheck: { $0 is R.Answer }, onMainActor: isolation != nil && isolation === MainActor.shared))
     }
 
     /// Reports an error at this node: it bubbles up on the error channel, where only error
     /// handlers see it. An error no handler catches goes to the bus's unhandled-error hook.
     @discardableResult
     public func report(_ error: any Error, isolation: isolated (any Actor)? = #isolation) -> RaiseResult {
-        bus.deliver(makeBox(error), channel: .errors, at: core, mode: .bubble, onMainActor: isolation === MainActor.shared)
+        bus.deliver(makeBox(error), channel: .errors, at: core, mode: .bubble, onMainActor: isolation != nil && isolation === MainActor.shared)
     }
 
     /// Like ``raise(_:mode:onFailure:isolation:)``, but awaits main-actor handlers in route order, so
