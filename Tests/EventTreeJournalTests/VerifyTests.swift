@@ -190,4 +190,40 @@ final class Checkpoints: @unchecked Sendable {
             #expect(!Curve25519.Signing.PrivateKey().publicKey.isValidSignature(signature, for: Data(checkpoints.last!.head.description.utf8)))
         }
     }
+
+    @Test func aVersionFourJournalKeepsItsChainAndContinuesItOnePassPerCheckpoint() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/version4-demo.eventtree").path
+        // The fixture's head as version 4 wrote it (`eventtree verify` printed it then).
+        let oldHead = try #require(JournalHead(
+            "108:44bdda868bd9f5a605cfc4c3bcea802c514a3af05d2e7cad6af3696315804dcd"))
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/old.eventtree"
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+            // Opening migrates it; the script's session adds checkpoints of the new rule.
+            try Self.record(path)
+            #expect(try lines(path, "SELECT DISTINCT rule FROM j_chain ORDER BY upto_seq") == ["1", "2"])
+            #expect(try lines(path, "SELECT max(upto_seq) FROM j_chain WHERE rule = 1") == ["\(oldHead.seq)"])
+            let report = try Self.verify(path, expecting: oldHead)
+            #expect(report.isIntact)
+            #expect(report.records == (try Self.chainedSeqs(path)).count)
+            // A change on either side of the upgrade is named by its seq.
+            for (copy, bound) in [("/before.eventtree", "<="), ("/after.eventtree", ">")] {
+                try FileManager.default.copyItem(atPath: path, toPath: directory + copy)
+                let seq = try #require(Int(try lines(
+                    directory + copy, "SELECT min(seq) FROM j_calls WHERE seq \(bound) \(oldHead.seq)")[0]))
+                execute(directory + copy, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = \(seq)")
+                #expect(try Self.verify(directory + copy).firstBadSeq == seq)
+            }
+            // A checkpoint's rule is part of what it proves; an unknown one is malformed.
+            try FileManager.default.copyItem(atPath: path, toPath: directory + "/rule.eventtree")
+            let firstNew = try Self.chainedSeqs(path).first { $0 > oldHead.seq }
+            let upto = try #require(Int(try lines(path, "SELECT min(upto_seq) FROM j_chain WHERE rule = 2")[0]))
+            execute(directory + "/rule.eventtree", "UPDATE j_chain SET rule = 1 WHERE upto_seq = \(upto)")
+            #expect(try Self.verify(directory + "/rule.eventtree").firstBadSeq == firstNew)
+            execute(directory + "/rule.eventtree", "UPDATE j_chain SET rule = 7 WHERE upto_seq = \(upto)")
+            #expect(try Self.verify(directory + "/rule.eventtree").line.hasPrefix(
+                "altered at seq \(upto): its checkpoint row is malformed"))
+        }
+    }
 }

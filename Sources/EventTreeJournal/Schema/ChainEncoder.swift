@@ -11,8 +11,8 @@ import Crypto
 /// exactly when the file holds what was written. (The sessions' counts and the sequence's
 /// bookkeeping are summaries, not records, and are not chained.)
 ///
-/// Each record is chained in seq order: `hash = SHA-256(previous hash || record bytes)`,
-/// starting from 32 zero bytes.
+/// Records are chained in seq order, one checkpoint at a time, starting from 32 zero bytes
+/// (see ``ChainRule`` and ``CheckpointHasher``).
 package final class ChainEncoder {
     /// Storage written byte by byte (a plain buffer: no copy-on-write check per byte; the
     /// encoder is used by one thread), grown as needed.

@@ -14,8 +14,10 @@ package struct StoredCheckpoint {
     package let records: Int
     /// The chain's hash after its last record.
     package let hash: [UInt8]
-    /// Two bytes per record: the first bytes of the hash after each.
+    /// Two bytes per record, locating the first that differs (see ``ChainRule``).
     package let tags: [UInt8]
+    /// How it chains its records; `nil` for a number this version does not know.
+    package let rule: ChainRule?
 }
 
 extension JournalReader {
@@ -23,9 +25,10 @@ extension JournalReader {
     package func checkpoints() throws(JournalError) -> [StoredCheckpoint] {
         guard schemaVersion >= 2 else { return [] }
         var checkpoints: [StoredCheckpoint] = []
-        try each("SELECT upto_seq, records, hash, tags FROM j_chain ORDER BY upto_seq") { row throws(JournalError) in
+        try each("SELECT upto_seq, records, hash, tags, rule FROM j_chain ORDER BY upto_seq") { row throws(JournalError) in
             checkpoints.append(StoredCheckpoint(
-                upto: row.int(0), records: row.int(1), hash: row.bytes(2) ?? [], tags: row.bytes(3) ?? []))
+                upto: row.int(0), records: row.int(1), hash: row.bytes(2) ?? [], tags: row.bytes(3) ?? [],
+                rule: ChainRule(rawValue: row.int(4))))
         }
         return checkpoints
     }

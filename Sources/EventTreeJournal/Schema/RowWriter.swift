@@ -99,7 +99,8 @@ final class RowWriter {
         insertTrouble = try db.prepare(
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
-        insertChain = try db.prepare("INSERT INTO j_chain (upto_seq, records, hash, tags) VALUES (?, ?, ?, ?)")
+        insertChain = try db.prepare(
+            "INSERT INTO j_chain (upto_seq, records, hash, tags, rule) VALUES (?, ?, ?, ?, \(ChainRule.perCheckpoint.rawValue))")
         settleSequence = try db.prepare("UPDATE j_sequence SET settled_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
@@ -418,19 +419,21 @@ final class RowWriter {
 
     /// Chains, in seq order, every kept record numbered below `settledBelow` (all lower
     /// records are committed by now, in this transaction or earlier ones) and writes the
-    /// checkpoint: the last seq, the count, the hash, and each record's two-byte tag.
+    /// checkpoint (``ChainRule/perCheckpoint``): the last seq, the count, the hash, and
+    /// each record's two-byte tag.
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
         var tags: [UInt8] = []
         var last = 0
-        var head = model.chainHead
+        var hasher = CheckpointHasher(after: model.chainHead)
         try model.unchained.take(below: settledBelow) { seq, bytes throws(SQLiteError) in
-            let (first, second) = head.chain(bytes)
+            let (first, second) = hasher.add(bytes)
             tags.append(first)
             tags.append(second)
             last = seq
         }
         guard !tags.isEmpty else { return }
+        let head = hasher.finish()
         model.chainHead = head
         try insertChain.bind(last, at: 1)
         try insertChain.bind(tags.count / 2, at: 2)

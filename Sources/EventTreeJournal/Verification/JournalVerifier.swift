@@ -45,7 +45,7 @@ public struct JournalVerifier {
             // Bounds first: the counts below must not overflow on a hostile file.
             if checkpoint.upto < 1 || checkpoint.upto > JournalReader.maximumSeq || checkpoint.records < 1
                 || checkpoint.records > checkpoint.upto || checkpoint.hash.count != 32
-                || checkpoint.tags.count != 2 * checkpoint.records
+                || checkpoint.tags.count != 2 * checkpoint.records || checkpoint.rule == nil
             {
                 return result(.altered(seq: checkpoint.upto, "its checkpoint row is malformed"), records: 0, unchained: 0)
             }
@@ -55,6 +55,8 @@ public struct JournalVerifier {
         }
 
         var hash = ChainHash.start
+        // The checkpoint in progress, when it chains its records in one pass.
+        var hasher: CheckpointHasher?
         var checkpoint = 0
         var position = 0
         var records = 0
@@ -84,7 +86,13 @@ public struct JournalVerifier {
                 continue
             }
             let current = checkpoints[checkpoint]
-            let (first, second) = hash.chain(record.bytes)
+            let (first, second): (UInt8, UInt8)
+            if current.rule == .perCheckpoint {
+                if position == 0 { hasher = CheckpointHasher(after: hash) }
+                (first, second) = hasher!.add(record.bytes)
+            } else {
+                (first, second) = hash.chain(record.bytes)
+            }
             records += 1
             if position >= current.records || current.tags[2 * position] != first || current.tags[2 * position + 1] != second {
                 return result(
@@ -92,6 +100,7 @@ public struct JournalVerifier {
                     records: records, unchained: unchained)
             }
             position += 1
+            if position == current.records, let finished = hasher.take() { hash = finished.finish() }
             if position == current.records && hash.value != current.hash {
                 // Every tag matched but the hash does not: a change the two-byte tags missed.
                 return result(
@@ -100,7 +109,9 @@ public struct JournalVerifier {
             }
             if let expectedHead, record.seq == expectedHead.seq {
                 reachedExpected = true
-                if hash.value != expectedHead.hash {
+                // A checkpoint chaining in one pass has a hash at its end only (where heads are taken).
+                let hasHash = current.rule == .perRecord || position == current.records
+                if !hasHash || hash.value != expectedHead.hash {
                     return result(
                         .altered(seq: record.seq, "the chain differs from the expected head \(expectedHead) here: the journal was rewritten"),
                         records: records, unchained: unchained)

@@ -1,0 +1,13 @@
+-- EventTree journal, schema version 5: checkpoints chain their records in one pass.
+--
+-- rule says how a checkpoint chains the records it covers:
+--   1: each record on its own, hash = SHA-256(previous hash || record bytes), a record's
+--      tag being the first two bytes of the hash after it (every checkpoint written before
+--      this version keeps it);
+--   2: the checkpoint's hash is SHA-256(previous checkpoint's hash || for each record, its
+--      length as a varint then its bytes); a record's tag is the low two bytes of a running
+--      64-bit FNV-1a over the same length and bytes, seeded with the previous hash's first
+--      eight bytes (little-endian) xor the FNV offset basis.
+-- Either way `eventtree verify` names the first record that differs, and the hash after a
+-- checkpoint is what heads and signatures cover.
+ALTER TABLE j_chain ADD COLUMN rule INTEGER NOT NULL DEFAULT 1;

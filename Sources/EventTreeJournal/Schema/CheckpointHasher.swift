@@ -1,0 +1,73 @@
+import Crypto
+
+/// How a checkpoint chains its records (`j_chain.rule`).
+package enum ChainRule: Int, Sendable {
+    /// Each record on its own: `hash = SHA-256(previous hash || record)`, a record's tag
+    /// being the first two bytes of the hash after it. Every checkpoint written before
+    /// schema version 5.
+    case perRecord = 1
+    /// The checkpoint's records in one pass (``CheckpointHasher``). Since schema version 5.
+    case perCheckpoint = 2
+}
+
+/// Chains the records of one checkpoint by ``ChainRule/perCheckpoint``: the checkpoint's
+/// hash is SHA-256 of the previous checkpoint's hash followed by every record, each as its
+/// length (a varint) and its bytes; a record's tag is the low two bytes of a running 64-bit
+/// FNV-1a over the same bytes, seeded from the previous hash, so that `verify` still names
+/// the first record changed, inserted or moved, and the hash proves the whole.
+///
+/// One SHA-256 pass per checkpoint instead of one per record: with calls of ~17 bytes, a
+/// record costs a quarter of a SHA-256 block instead of a block and a finalisation.
+package struct CheckpointHasher {
+    /// The previous hash and the records, as hashed: one `update` per checkpoint, or per
+    /// ``flushSize`` bytes of a large one.
+    private var pending: [UInt8]
+    private var sha = SHA256()
+    private var tagState: UInt64
+
+    /// Bytes gathered before they are handed to SHA-256.
+    private static let flushSize = 1 << 16
+
+    /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first).
+    package init(after previous: ChainHash) {
+        pending = previous.value
+        pending.reserveCapacity(Self.flushSize)
+        var seed: UInt64 = 0
+        for (index, byte) in previous.value.prefix(8).enumerated() { seed |= UInt64(byte) << (8 * UInt64(index)) }
+        tagState = 0xcbf2_9ce4_8422_2325 ^ seed
+    }
+
+    /// Adds the next record, returning its tag.
+    package mutating func add(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
+        var length = UInt64(record.count)
+        while length >= 0x80 {
+            mix(UInt8(truncatingIfNeeded: length) | 0x80)
+            length >>= 7
+        }
+        mix(UInt8(length))
+        for byte in record { tagState = (tagState ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        pending.append(contentsOf: record)
+        if pending.count >= Self.flushSize {
+            pending.withUnsafeBytes { sha.update(bufferPointer: $0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        return (UInt8(truncatingIfNeeded: tagState), UInt8(truncatingIfNeeded: tagState >> 8))
+    }
+
+    /// Adds a record held in an array.
+    package mutating func add(_ record: [UInt8]) -> (UInt8, UInt8) {
+        record.withUnsafeBytes { add($0) }
+    }
+
+    /// The checkpoint's hash, after its last record.
+    package consuming func finish() -> ChainHash {
+        pending.withUnsafeBytes { sha.update(bufferPointer: $0) }
+        return ChainHash(value: Array(sha.finalize()))
+    }
+
+    /// One byte of a record's length prefix: hashed and tagged like its bytes.
+    private mutating func mix(_ byte: UInt8) {
+        tagState = (tagState ^ UInt64(byte)) &* 0x100_0000_01b3
+        pending.append(byte)
+    }
+}
