@@ -4,8 +4,9 @@ import CEventTreeSQLite
 public final class JournalCursor {
     private let statement: Statement
     private let path: String
-    /// Whether the cursor stands on a row.
-    public private(set) var hasRow = false
+    /// Whether the cursor stands on a row. (A cursor is used by one thread: no dynamic
+    /// exclusivity check on each read.)
+    @exclusivity(unchecked) public private(set) var hasRow = false
 
     init(statement: consuming Statement, path: String) {
         self.statement = statement

@@ -146,9 +146,11 @@ public struct JournalTree: Sendable {
 
     /// The names from the root to `node`, joined by `/` (a released node's last path).
     public func path(of node: NodeID) -> String {
-        if nodes[node] == nil, let path = releasedPaths[node] { return path }
-        var names: [String] = []
-        var current: NodeID? = node
+        guard let entry = nodes[node] else { return releasedPaths[node] ?? "" }
+        // A root's path is its name: nothing to gather and join.
+        guard let parent = entry.parent else { return entry.name }
+        var names = [entry.name]
+        var current: NodeID? = parent
         // Bounded: a damaged journal may link parents in a cycle.
         while let id = current, let entry = nodes[id], names.count <= nodes.count {
             names.append(entry.name)
