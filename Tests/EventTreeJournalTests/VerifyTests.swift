@@ -226,4 +226,24 @@ final class Checkpoints: @unchecked Sendable {
                 "altered at seq \(upto): its checkpoint row is malformed"))
         }
     }
+
+    @Test func aCheckpointStretchedOverTheNextOnesRecordsNamesTheFirstItDoesNotCount() async throws {
+        // FuzzTesting/Crashes/fuzz-verify/chain-checkpoint-stretched: a one-pass checkpoint
+        // whose upto_seq reached into the next checkpoint's records trapped the verifier.
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/stretched.eventtree"
+            try Self.record(path)
+            let uptos = try lines(path, "SELECT upto_seq FROM j_chain ORDER BY upto_seq").compactMap { Int($0) }
+            let seqs = try Self.chainedSeqs(path)
+            // A checkpoint followed by one that covers at least two records.
+            let index = try #require(uptos.indices.dropLast().first { index in
+                seqs.filter { $0 > uptos[index] && $0 <= uptos[index + 1] }.count >= 2
+            })
+            let next = try #require(seqs.first { $0 > uptos[index] })
+            execute(path, "UPDATE j_chain SET upto_seq = \(uptos[index + 1] - 1) WHERE upto_seq = \(uptos[index])")
+            let report = try Self.verify(path)
+            #expect(report.firstBadSeq == next)
+            #expect(report.line.hasPrefix("altered at seq \(next): it was changed, inserted or moved"))
+        }
+    }
 }

@@ -55,8 +55,9 @@ public struct JournalVerifier {
         }
 
         var hash = ChainHash.start
-        // The checkpoint in progress, when it chains its records in one pass.
-        var hasher: CheckpointHasher?
+        // The checkpoint in progress, when it chains its records in one pass (started at
+        // its first record).
+        var hasher = CheckpointHasher(after: .start)
         var checkpoint = 0
         var position = 0
         var records = 0
@@ -86,21 +87,27 @@ public struct JournalVerifier {
                 continue
             }
             let current = checkpoints[checkpoint]
+            records += 1
+            // A record its checkpoint does not count (inserted after its last one).
+            guard position < current.records else {
+                return result(
+                    .altered(seq: record.seq, "it was changed, inserted or moved: it no longer matches the hash chain"),
+                    records: records, unchained: unchained)
+            }
             let (first, second): (UInt8, UInt8)
             if current.rule == .perCheckpoint {
                 if position == 0 { hasher = CheckpointHasher(after: hash) }
-                (first, second) = hasher!.add(record.bytes)
+                (first, second) = hasher.add(record.bytes)
             } else {
                 (first, second) = hash.chain(record.bytes)
             }
-            records += 1
-            if position >= current.records || current.tags[2 * position] != first || current.tags[2 * position + 1] != second {
+            if current.tags[2 * position] != first || current.tags[2 * position + 1] != second {
                 return result(
                     .altered(seq: record.seq, "it was changed, inserted or moved: it no longer matches the hash chain"),
                     records: records, unchained: unchained)
             }
             position += 1
-            if position == current.records, let finished = hasher.take() { hash = finished.finish() }
+            if position == current.records && current.rule == .perCheckpoint { hash = hasher.finish() }
             if position == current.records && hash.value != current.hash {
                 // Every tag matched but the hash does not: a change the two-byte tags missed.
                 return result(
