@@ -11,7 +11,8 @@ import Darwin
 ///
 /// A raise from inside a handler finds here the event it was raised for (its cause) and
 /// the records of the outermost raise it belongs to, so that a nested raise is journaled
-/// with its cause and in the same batch. One per thread, never shared.
+/// with its cause and in the same batch. It also keeps the thread's spare record buffer (see
+/// ``Recorder/recycledRecords()``). One per thread, never shared.
 final class DeliveryStack {
     struct Frame {
         let bus: ObjectIdentifier
@@ -28,6 +29,19 @@ final class DeliveryStack {
 
         /// The records of the outermost raise the delivery belongs to.
         var batch: RecordBatch? { batchRef?.takeUnretainedValue() }
+    }
+
+    /// An empty buffer the recorder handed back, for this thread's next recorded raise.
+    private var spareRecords: [FactRecord]?
+
+    /// Takes the spare buffer, if there is one.
+    func takeSpareRecords() -> [FactRecord]? {
+        spareRecords.take()
+    }
+
+    /// Keeps `buffer` for the next recorded raise (when there is not one already).
+    func keepSpareRecords(_ buffer: @autoclosure () -> [FactRecord]?) {
+        if spareRecords == nil { spareRecords = buffer() }
     }
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.

@@ -123,6 +123,8 @@ extension EventBus {
                 let records = batch.records
                 batch.records = []
                 recording = recorder.record(records, session: session)
+                // A buffer the recorder is done with, for this thread's next batch.
+                DeliveryStack.current.keepSpareRecords(recorder.recycledRecords())
             } else {
                 recording = .withEnclosingRaise
             }

@@ -20,7 +20,19 @@ struct FactLog {
         self.sequence = sequence
         self.isRecording = isRecording
         self.opensBatch = opensBatch && isRecording
-        if isRecording { records.reserveCapacity(16) }
+        if isRecording { records = Self.startingRecords(opensBatch: opensBatch) }
+    }
+
+    /// An empty buffer with room for a typical raise's records: for a log that starts a
+    /// batch, the thread's spare one (a buffer its recorder handed back, see
+    /// ``Recorder/recycledRecords()``) when it has one. Out of line, so that the raise
+    /// that inlines the log carries only a call.
+    @inline(never)
+    private static func startingRecords(opensBatch: Bool) -> [FactRecord] {
+        if opensBatch, let spare = DeliveryStack.current.takeSpareRecords() { return spare }
+        var records: [FactRecord] = []
+        records.reserveCapacity(16)
+        return records
     }
 
     /// Records `fact` with the next number.

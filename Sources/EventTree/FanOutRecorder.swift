@@ -71,4 +71,9 @@ public final class FanOutRecorder: Recorder {
     public func recordChange(_ records: [FactRecord], session: SessionID) {
         for recorder in recorders { recorder.recordChange(records, session: session) }
     }
+
+    /// The primary recorder's recycled buffer.
+    public func recycledRecords() -> [FactRecord]? {
+        recorders[0].recycledRecords()
+    }
 }

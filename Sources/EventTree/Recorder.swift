@@ -33,6 +33,13 @@ public protocol Recorder: AnyObject, Sendable {
     ///   - records: Facts in sequence order.
     ///   - session: The session they belong to.
     func recordChange(_ records: [FactRecord], session: SessionID)
+
+    /// An empty array with room, from records the recorder is done with, for the next
+    /// raise's records: handed back, a raise's buffer is allocated once and reused, rather
+    /// than allocated on the raising thread and freed on the recorder's. `nil` (the
+    /// default) when there is none. The bus asks after handing over a raise's records, on
+    /// the raising thread, and keeps the buffer for that thread's next raise.
+    func recycledRecords() -> [FactRecord]?
 }
 
 extension Recorder {
@@ -40,4 +47,7 @@ extension Recorder {
     public func recordChange(_ records: [FactRecord], session: SessionID) {
         record(records, session: session)
     }
+
+    /// `nil`: the bus allocates each raise's buffer.
+    public func recycledRecords() -> [FactRecord]? { nil }
 }

@@ -111,6 +111,11 @@ public final class Journal: Recorder {
         writer.enqueue(records, session: session, isChange: true)
     }
 
+    /// An empty buffer of records the writer has committed, for the next raise's records.
+    public func recycledRecords() -> [FactRecord]? {
+        writer.recycledRecords()
+    }
+
     /// Waits until everything recorded so far is committed.
     ///
     /// - Throws: ``JournalError/writeFailed(path:pending:cause:)`` when writing fails (the

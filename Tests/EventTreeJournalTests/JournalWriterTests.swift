@@ -52,6 +52,37 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
         }
     }
 
+    @Test func committedBuffersAreHandedBackEmptyAndKeepNoValueAlive() async throws {
+        /// An event holding an object: the object lives exactly as long as someone keeps the event.
+        final class Token: Sendable {}
+        struct Holding: Event {
+            let token: Token
+            init(token: Token) { self.token = token }
+            init(from decoder: any Decoder) throws { token = Token() }
+            func encode(to encoder: any Encoder) throws {}
+        }
+        weak var kept: Token?
+        try await withTemporaryJournal { journal throws in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(Holding.self, label: "h") { _, _ in .handled }
+            // (The bus keeps the first value of each type it meets, as its type's sample.)
+            app.raise(Holding(token: Token()))
+            do {
+                let token = Token()
+                kept = token
+                app.raise(Holding(token: token))
+            }
+            try journal.flush()
+            // Committed buffers come back empty, with room for the next raise's records.
+            let buffer = try #require(journal.recycledRecords())
+            #expect(buffer.isEmpty && buffer.capacity >= 3)
+            // Neither the buffer nor the writer keeps the raised value alive.
+            #expect(kept == nil)
+            #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["2"])
+        }
+    }
+
     @Test func bufferedRecordsAreCommittedByFlush() async throws {
         var options = JournalOptions()
         options.maxDelay = .seconds(3600)

@@ -28,10 +28,12 @@ package struct CheckpointHasher {
     /// Bytes gathered before they are handed to SHA-256.
     private static let flushSize = 1 << 16
 
-    /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first).
-    package init(after previous: ChainHash) {
+    /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first), with room
+    /// for about `expectedBytes` of records (a durable raise's checkpoint is small; a
+    /// large one is hashed in parts).
+    package init(after previous: ChainHash, expectedBytes: Int = 4_096) {
         pending = previous.value
-        pending.reserveCapacity(Self.flushSize)
+        pending.reserveCapacity(min(Self.flushSize, previous.value.count + expectedBytes))
         var seed: UInt64 = 0
         for (index, byte) in previous.value.prefix(8).enumerated() { seed |= UInt64(byte) << (8 * UInt64(index)) }
         tagState = 0xcbf2_9ce4_8422_2325 ^ seed

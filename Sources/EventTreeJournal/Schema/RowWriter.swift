@@ -425,7 +425,7 @@ final class RowWriter {
         guard !model.unchained.isEmpty else { return }
         var tags: [UInt8] = []
         var last = 0
-        var hasher = CheckpointHasher(after: model.chainHead)
+        var hasher = CheckpointHasher(after: model.chainHead, expectedBytes: model.unchained.byteCount)
         try model.unchained.take(below: settledBelow) { seq, bytes throws(SQLiteError) in
             let (first, second) = hasher.add(bytes)
             tags.append(first)

@@ -28,6 +28,12 @@ final class JournalWriter: @unchecked Sendable {
     /// Guarded by `lock` (as everything mutable here), so the per-access dynamic
     /// exclusivity check is left out of the raising thread's path.
     @exclusivity(unchecked) private var pending: [PendingBatch] = []
+    /// Emptied buffers of committed batches, handed back to raises (guarded by `lock`).
+    @exclusivity(unchecked) private var recycled: [[FactRecord]] = []
+    /// At most this many are kept (as many as one busy transaction frees), each with room for
+    /// at most `recycledCapacity` records: a few MiB at worst, next to what was pending.
+    private static let recycledLimit = 1024
+    private static let recycledCapacity = 32
     private var pendingRecords = 0
     /// Records of the transaction being written (still counted in `pendingRecords`).
     private var writingRecords = 0
@@ -264,6 +270,25 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// An emptied buffer of a committed batch, if one is kept.
+    func recycledRecords() -> [FactRecord]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return recycled.popLast()
+    }
+
+    /// Keeps the committed batches' buffers, emptied (the records are released here, on
+    /// the writer's thread, as before), for ``recycledRecords()``. Called with the lock held.
+    private func recycle(_ batches: inout [PendingBatch]) {
+        for index in batches.indices where recycled.count < Self.recycledLimit {
+            var records: [FactRecord] = []
+            swap(&records, &batches[index].records)
+            guard records.capacity <= Self.recycledCapacity else { continue }
+            records.removeAll(keepingCapacity: true)
+            recycled.append(records)
+        }
+    }
+
     /// Commits pending batches (whole batches, up to `transactionLimit` records, at least
     /// one batch) in one transaction. Called with the lock held and no other write under
     /// way; returns with the lock held.
@@ -282,7 +307,7 @@ final class JournalWriter: @unchecked Sendable {
         writingRecords = count
         let sizeChange = requestedMaximumSize
         requestedMaximumSize = nil
-        let batches = Array(pending[..<taken])
+        var batches = Array(pending[..<taken])
         let droppedNow = drops
         drops = [:]
         var trouble: [TroubleNote] = []
@@ -339,6 +364,7 @@ final class JournalWriter: @unchecked Sendable {
             return false
         }
         pending.removeFirst(taken)
+        recycle(&batches)
         pendingRecords -= count
         if publishing { countsPublished = monotonicNanoseconds() }
         oldestPending = pending.isEmpty ? nil : monotonicNanoseconds()

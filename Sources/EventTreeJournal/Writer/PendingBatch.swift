@@ -2,7 +2,8 @@ import EventTree
 
 /// Records handed over in one recorder call: written in one transaction, never split.
 struct PendingBatch: Sendable {
-    let records: [FactRecord]
+    /// Taken out once committed, to be recycled (see ``JournalWriter/recycledRecords()``).
+    var records: [FactRecord]
     let session: SessionID
     let ticket: Int
     /// The number of the thread that raised them (see `RaisingThread`); `nil` for changes

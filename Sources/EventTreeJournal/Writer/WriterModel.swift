@@ -48,6 +48,9 @@ struct UnchainedRecords {
 
     var isEmpty: Bool { entries.isEmpty }
 
+    /// The records' bytes with their length prefixes, about.
+    var byteCount: Int { bytes.count + 2 * entries.count }
+
     /// Keeps a record, its entry in seq order (a raise's record, written when the raise
     /// finishes, goes back before its calls; its bytes go at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
