@@ -37,11 +37,19 @@ final class Database {
     /// Rows changed by INSERT, UPDATE and DELETE statements so far.
     var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
+    /// Statements ``execute(_:_:)`` ran that failed. A failed one may have changed rows
+    /// that ``totalChanges`` does not count: SQLite keeps no statement journal for an
+    /// `UPDATE OR IGNORE`, so when a later row fails it otherwise (a datatype mismatch: an
+    /// overflowing product set as a rowid) the statement stops with the rows before it
+    /// changed, and counts none of them.
+    private(set) var failedStatements = 0
+
     /// Runs one statement; whether it succeeded.
     @discardableResult
     func execute(_ sql: String, _ values: [SQLValue] = []) -> Bool {
         var succeeded = false
         query(sql, values) { _ in } completed: { succeeded = $0 }
+        if !succeeded { failedStatements += 1 }
         return succeeded
     }
 

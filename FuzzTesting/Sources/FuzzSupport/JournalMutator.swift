@@ -20,8 +20,13 @@ public enum JournalMutator {
     public struct Report: Sendable {
         /// The seed the journal was copied from.
         public let seed: SeedJournal
-        /// Rows SQL changed (0: the records are exactly the seed's).
+        /// Rows SQL changed, as SQLite counts them (0 with no failed statement: the records
+        /// are exactly the seed's).
         public let changedRows: Int
+        /// How many of its statements failed: each may have changed rows `changedRows` does
+        /// not count (see `Database.failedStatements`), so a copy is untouched only when
+        /// none failed.
+        public let failedStatements: Int
         /// Whether bytes were written over the file or a -wal put beside it.
         public let rawDamage: Bool
         /// The program's single update, when it made exactly one change of an integer
@@ -46,6 +51,7 @@ public enum JournalMutator {
         let seed = SeedJournals.all[Int(header & 1) % SeedJournals.all.count]
         Scratch.writeJournal(seed.bytes)
         var changedRows = 0
+        var failedStatements = 0
         var integerChange: IntegerChange?
         // Mostly SQL; one input in eight also gets raw bytes after it, one in eight only those.
         let mode = (header >> 1) % 8
@@ -54,10 +60,13 @@ public enum JournalMutator {
             program.run()
             input = program.input
             changedRows = database.totalChanges
-            integerChange = changedRows == 1 ? program.integerChanges.first : nil
+            failedStatements = database.failedStatements
+            integerChange = changedRows == 1 && failedStatements == 0 ? program.integerChanges.first : nil
         }
         if mode >= 6 { damageBytes(&input) }
-        return Report(seed: seed, changedRows: changedRows, rawDamage: mode >= 6, integerChange: integerChange)
+        return Report(
+            seed: seed, changedRows: changedRows, failedStatements: failedStatements, rawDamage: mode >= 6,
+            integerChange: integerChange)
     }
 
     /// Writes raw bytes over a page of the file (its header included), truncates it, or
