@@ -17,6 +17,10 @@ static inline int eventtree_sqlite_disable_trusted_schema(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
 }
 
+static inline int eventtree_sqlite_enable_trusted_schema(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 1, (int *)0);
+}
+
 /// The journal writer's checkpoint policy, run after every commit (it replaces SQLite's
 /// automatic checkpoint, which is a PASSIVE checkpoint past `wal_autocheckpoint` pages).
 /// A PASSIVE checkpoint cannot restart the log while readers use it, so with readers

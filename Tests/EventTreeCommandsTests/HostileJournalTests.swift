@@ -44,7 +44,7 @@ import Testing
                 """)
             try expectEveryCommandRefuses(path, in: directory,
                 stderr: "\(path) was altered (view delivery_history differs from schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
-            let trigger = try demo(directory, named: "trigger.eventtree", altered: "CREATE TRIGGER t AFTER INSERT ON j_calls BEGIN DELETE FROM j_events; END;")
+            let trigger = try demo(directory, named: "trigger.eventtree", altered: "CREATE TRIGGER t AFTER INSERT ON j_call_runs BEGIN DELETE FROM j_events; END;")
             try expectEveryCommandRefuses(trigger, in: directory,
                 stderr: "\(trigger) was altered (trigger t is not part of schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
             let bare = directory + "/bare.eventtree"
@@ -99,6 +99,19 @@ import Testing
             try expectDamageIsCaught(mode, in: directory, stderr: "\(mode) is damaged at seq 43: unknown delivery mode 99")
             let result = try demo(directory, named: "result.eventtree", altered: "UPDATE j_events SET result = 99 WHERE event_id = 43")
             try expectDamageIsCaught(result, in: directory, stderr: "\(result) is damaged at seq 43: unknown result 99")
+
+            // Packed calls: a run that is not JSON, and one whose calls start elsewhere than it says.
+            let firstRun = "(SELECT min(seq) FROM j_call_runs WHERE seq > 43)"
+            let text = try demo(directory, named: "text.eventtree", altered: "UPDATE j_call_runs SET calls = '[[1,2' WHERE seq = \(firstRun)")
+            let textRun = try #require(Int(try firstValue(text, "SELECT min(seq) FROM j_call_runs WHERE seq > 43") ?? ""))
+            let textLast = try #require(Int(try firstValue(text, "SELECT last_seq FROM j_call_runs WHERE seq = \(textRun)") ?? ""))
+            try expectDamageIsCaught(text, in: directory,
+                stderr: "\(text) is damaged at seq \(textRun): its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(textLast)")
+            let moved = try demo(directory, named: "moved.eventtree", altered: "UPDATE j_call_runs SET event_id = event_id - 1 WHERE seq = \(firstRun)")
+            let movedRun = try #require(Int(try firstValue(moved, "SELECT min(seq) FROM j_call_runs WHERE seq > 43") ?? ""))
+            let movedLast = try #require(Int(try firstValue(moved, "SELECT last_seq FROM j_call_runs WHERE seq = \(movedRun)") ?? ""))
+            try expectDamageIsCaught(moved, in: directory,
+                stderr: "\(moved) is damaged at seq \(movedRun): its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(movedLast)")
         }
     }
 

@@ -80,7 +80,7 @@ import Testing
     @Test func rowsThatDoNotMakeAJournalAreOneError() async throws {
         try await withDemoJournal { path in
             let reader = try JournalReader(path: path)
-            let rows = try reader.tableRows(of: try #require(JournalTable.named("j_calls")))
+            let rows = try reader.tableRows(of: try #require(JournalTable.named("j_call_runs")))
             let image = rows.image
             func expectRefused(_ image: [UInt8], into table: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
                 let copy = path + ".\(UUID().uuidString)"
@@ -89,22 +89,22 @@ import Testing
                     try rebuilder.insert(image, into: table)
                 }
             }
-            try expectRefused(Array(image.dropLast()), into: "j_calls", "a row of j_calls does not decode: it ends inside a 8-byte number")
-            try expectRefused(image + [0], into: "j_calls", "a row of j_calls does not decode: 1 bytes follow its 5 values")
-            try expectRefused([5, 0, 9], into: "j_calls", "a row of j_calls does not decode: value 1 has the unknown tag 9")
-            try expectRefused([1, 0, 3, 255, 255, 0, 0], into: "j_calls", "a row of j_calls does not decode: value 1 says 65535 bytes, 0 are left")
-            try expectRefused([1, 0, 0], into: "j_calls", "a row of j_calls has 1 values; the table has 5 columns")
+            try expectRefused(Array(image.dropLast()), into: "j_call_runs", "a row of j_call_runs does not decode: value 4 says \(image.count - 34) bytes, \(image.count - 35) are left")
+            try expectRefused(image + [0], into: "j_call_runs", "a row of j_call_runs does not decode: 1 bytes follow its 4 values")
+            try expectRefused([5, 0, 9], into: "j_call_runs", "a row of j_call_runs does not decode: value 1 has the unknown tag 9")
+            try expectRefused([1, 0, 3, 255, 255, 0, 0], into: "j_call_runs", "a row of j_call_runs does not decode: value 1 says 65535 bytes, 0 are left")
+            try expectRefused([1, 0, 0], into: "j_call_runs", "a row of j_call_runs has 1 values; the table has 4 columns")
             try expectRefused(image, into: "sqlite_master", "it has rows of 'sqlite_master', which is not a table of a journal")
-            try expectRefused(image, into: "j_calls; DROP TABLE j_events", "it has rows of 'j_calls; DROP TABLE j_events', which is not a table of a journal")
+            try expectRefused(image, into: "j_call_runs; DROP TABLE j_events", "it has rows of 'j_call_runs; DROP TABLE j_events', which is not a table of a journal")
             #expect(throws: JournalError.newerVersion(path: "the copy", found: Journal.schemaVersion + 1, supported: Journal.schemaVersion)) {
                 _ = try JournalRebuilder(creating: path + ".newer", schemaVersion: Journal.schemaVersion + 1, source: "the copy")
             }
             // A row twice: the table's key refuses it.
             let copy = path + ".twice"
             let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: reader.schemaVersion, source: "the copy")
-            try rebuilder.insert(image, into: "j_calls")
-            #expect(throws: JournalError.corrupt(path: "the copy", detail: "a row of j_calls does not fit: UNIQUE constraint failed: j_calls.seq")) {
-                try rebuilder.insert(image, into: "j_calls")
+            try rebuilder.insert(image, into: "j_call_runs")
+            #expect(throws: JournalError.corrupt(path: "the copy", detail: "a row of j_call_runs does not fit: UNIQUE constraint failed: j_call_runs.seq")) {
+                try rebuilder.insert(image, into: "j_call_runs")
             }
         }
     }

@@ -149,19 +149,20 @@ import Testing
             try expectError(["sessions", "--from", fleet.url, "--journal", stranger],
                 "\(location) holds no journal \(stranger) (SELECT journal_id, source FROM journals lists them)")
             let id = try JournalReader(path: journal).journalID().uuidString.lowercased()
-            // A row changed in the database: the copy's hash chain names it, as it would the file's.
-            let seq = try FleetServer.count(fleet, "SELECT min(seq) FROM journal_rows WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq > 40")
+            // A row changed in the database (its last call's closing bracket): the copy's hash chain
+            // names it, as it would the file's.
+            let seq = try FleetServer.count(fleet, "SELECT min(seq) FROM journal_rows WHERE journal_id = '\(id)' AND table_name = 'j_call_runs' AND seq > 40")
             _ = try FleetServer.lines(fleet, """
-                UPDATE journal_rows SET image = set_byte(image, 30, get_byte(image, 30) # 1)
-                WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq = \(seq)
+                UPDATE journal_rows SET image = set_byte(image, length(image) - 2, get_byte(image, length(image) - 2) # 1)
+                WHERE journal_id = '\(id)' AND table_name = 'j_call_runs' AND seq = \(seq)
                 """)
             let verdict = try Tool.run(["verify", "--from", fleet.url, "--journal", id, "--format", "json"])
             #expect(verdict.status == 1)
             #expect(verdict.stdout.contains("\"first_bad_seq\":\(seq),"), "\(verdict.stdout)")
             // A row that is not a row.
-            _ = try FleetServer.lines(fleet, "UPDATE journal_rows SET image = '\\x0100ff' WHERE journal_id = '\(id)' AND table_name = 'j_calls' AND seq = \(seq)")
+            _ = try FleetServer.lines(fleet, "UPDATE journal_rows SET image = '\\x0100ff' WHERE journal_id = '\(id)' AND table_name = 'j_call_runs' AND seq = \(seq)")
             try expectError(["replay", "--from", fleet.url, "--journal", id],
-                "journal \(id) in \(location) is damaged or truncated: a row of j_calls does not decode: value 1 has the unknown tag 255")
+                "journal \(id) in \(location) is damaged or truncated: a row of j_call_runs does not decode: value 1 has the unknown tag 255")
             // Rows shipped by fleet schema 1 (none): said so, then sent in full by the next ship.
             let otherID = try JournalReader(path: other).journalID().uuidString.lowercased()
             _ = try FleetServer.lines(fleet, "UPDATE journals SET schema_version = NULL WHERE journal_id = '\(otherID)'")
@@ -288,8 +289,8 @@ import Testing
             // A journal that fails verification is not shipped at all.
             let altered = directory + "/altered.eventtree"
             try FileManager.default.copyItem(atPath: journal, toPath: altered)
-            sqliteExecute(altered, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = (SELECT min(seq) FROM j_calls)")
-            let firstCall = try #require(try firstValue(altered, "SELECT min(seq) FROM call_history"))
+            let firstCall = try #require(Int(try firstValue(altered, "SELECT min(seq) FROM call_history") ?? ""))
+            try JournalTampering.changeCall(at: firstCall, in: altered, column: .nanos) { $0 + 1 }
             let result = try Tool.run(["ship", altered, "--to", fleet.url])
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix("error: \(try JournalReader(path: altered).path) fails verification, so it is not shipped: altered at seq \(firstCall): "))

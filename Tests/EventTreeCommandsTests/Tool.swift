@@ -1,4 +1,5 @@
 import Foundation
+import EventTreeTesting
 import Testing
 
 /// Runs the built `eventtree` executable, as a user would.
@@ -86,10 +87,12 @@ struct ExternalTool {
 
 import CEventTreeSQLite
 
-/// Runs SQL on a file through the plain C API, as another program would.
-func sqliteExecute(_ path: String, _ sql: String) {
-    var db: OpaquePointer?
-    sqlite3_open(path, &db)
-    sqlite3_exec(db, sql, nil, nil, nil)
-    sqlite3_close(db)
+/// Runs SQL on a file through the plain C API, as another program would; a statement that
+/// fails is an issue of the test (an alteration that did not happen proves nothing).
+func sqliteExecute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    do {
+        try JournalTampering.execute(sql, on: path)
+    } catch {
+        Issue.record("\(error)", sourceLocation: sourceLocation)
+    }
 }

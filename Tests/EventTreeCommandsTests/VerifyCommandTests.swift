@@ -15,7 +15,7 @@ import Testing
             #expect(JournalHead(head) != nil)
             #expect(intact.stdout.hasPrefix("intact: 94 records in 1 checkpoint match the hash chain; head 108:"))
             let seq = try #require(Int(try JournalReader(path: path).rows("SELECT seq FROM delivery_history LIMIT 1 OFFSET 7")[0][0].description))
-            sqliteExecute(path, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = \(seq)")
+            try JournalTampering.changeCall(at: seq, in: path, column: .nanos) { $0 + 1 }
             let altered = try Tool.run(["verify", path, "--format", "json"])
             #expect(altered.status == 1)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(altered.stdout.utf8)) as? [String: Any])

@@ -65,7 +65,7 @@ final class Checkpoints: @unchecked Sendable {
             let path = directory + "/changed.eventtree"
             try Self.record(path)
             let seq = try #require(Int(try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 1 OFFSET 3")[0]))
-            execute(path, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = \(seq)")
+            try JournalTampering.changeCall(at: seq, in: path, column: .nanos) { $0 + 1 }
             let report = try Self.verify(path)
             #expect(report.firstBadSeq == seq)
             #expect(report.line.hasPrefix("altered at seq \(seq): it was changed, inserted or moved"))
@@ -104,7 +104,7 @@ final class Checkpoints: @unchecked Sendable {
             let seqs = try Self.chainedSeqs(path)
             let seq = try #require(Int(try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 1 OFFSET 2")[0]))
             let next = try #require(seqs.first { $0 > seq })
-            execute(path, "DELETE FROM j_calls WHERE seq = \(seq)")
+            try JournalTampering.removeCall(at: seq, in: path)
             #expect(try Self.verify(path).firstBadSeq == next)
         }
     }
@@ -117,7 +117,7 @@ final class Checkpoints: @unchecked Sendable {
             // A free seq between two records.
             let free = try #require(zip(seqs, seqs.dropFirst()).first { $1 - $0 > 1 }).0 + 1
             let event = try #require(Int(try lines(path, "SELECT max(event_id) FROM j_events WHERE event_id < \(free)")[0]))
-            execute(path, "INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES (\(free), 1, \((free - event) << 5 | 1 << 3 | 1), 5, 0)")
+            execute(path, "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(free), \(event), \(free), '[[1,\((free - event) << 5 | 1 << 3 | 1),5,0]]')")
             #expect(try Self.verify(path).firstBadSeq == free)
             // An orphan detail row (it belongs to no call) is named too.
             try Self.record(path + "2")
@@ -126,16 +126,74 @@ final class Checkpoints: @unchecked Sendable {
         }
     }
 
+    @Test func runsOfCallsThatOverlapReadBackInSeqOrderAndAreIntact() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/overlap.eventtree"
+            let journal = try Journal(path: path)
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            for index in 1...5 { app.on(Ping.self, label: "h\(index)") { _, _ in .handled } }
+            app.raise(Ping())
+            app.raise(Ping(n: 2))
+            bus.end()
+            try journal.close()
+            let stepsBefore = try Self.steps(path)
+            // Split the longest run into its even and its odd calls: two runs whose seqs
+            // interleave, as the runs of raises on two threads written together can.
+            let row = try lines(path, "SELECT seq, event_id, last_seq, calls FROM j_call_runs ORDER BY json_array_length(calls) DESC, seq LIMIT 1")[0]
+                .split(separator: "|", maxSplits: 3).map(String.init)
+            let (first, event, last) = (Int(row[0])!, Int(row[1])!, Int(row[2])!)
+            var calls: [CallRun.Call] = []
+            #expect(Array(row[3].utf8).withUnsafeBufferPointer {
+                CallRun.calls(in: $0, event: event, firstSeq: first, lastSeq: last, into: &calls)
+            })
+            try #require(calls.count >= 3)
+            var sql = "DELETE FROM j_call_runs WHERE seq = \(first);"
+            for parity in 0...1 {
+                var run = CallRun()
+                for (index, call) in calls.enumerated() where index % 2 == parity { run.append(call, of: event) }
+                let (firstSeq, lastSeq) = (run.firstSeq, run.lastSeq)
+                let text = run.close { String(decoding: $0, as: UTF8.self) }
+                sql += "INSERT INTO j_call_runs VALUES (\(firstSeq), \(event), \(lastSeq), '\(text)');"
+            }
+            execute(path, sql)
+            #expect(try lines(path, "SELECT count(*) FROM j_call_runs WHERE event_id = \(event) AND seq <= \(last)") == ["2"])
+            #expect(try Self.steps(path) == stepsBefore)
+            #expect(try Self.verify(path).isIntact)
+            // A malformed run is named by its seq.
+            execute(path, "UPDATE j_call_runs SET calls = '[[1,2,3]]' WHERE seq = \(calls[1].seq)")
+            #expect(try Self.verify(path).firstBadSeq == calls[1].seq)
+        }
+    }
+
+    /// The seqs of the steps `JournalReader.steps(in:)` reads, in the order it reads them.
+    static func steps(_ path: String) throws -> [Int] {
+        let steps = try JournalReader(path: path).steps(in: 1...Int.max)
+        var seqs: [Int] = []
+        while let step = steps.current {
+            seqs.append(step.seq)
+            try steps.advance()
+        }
+        return seqs
+    }
+
     @Test func reorderedRowsAreNamedByTheFirstThatMoved() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/reordered.eventtree"
             try Self.record(path)
             let calls = try lines(path, "SELECT seq FROM j_calls ORDER BY seq LIMIT 2 OFFSET 4").compactMap(Int.init)
-            execute(path, """
-                UPDATE j_calls SET seq = -1 WHERE seq = \(calls[0]);
-                UPDATE j_calls SET seq = \(calls[0]) WHERE seq = \(calls[1]);
-                UPDATE j_calls SET seq = \(calls[1]) WHERE seq = -1;
-                """)
+            // The two calls trade places: each keeps its seq and takes the other's handler,
+            // duration and time.
+            let values = try [JournalTampering.CallColumn.handlerNumber, .nanos, .offsetMicroseconds].map { column in
+                try calls.map { seq in
+                    try #require(Int(try lines(path, "SELECT json_extract(c.value, '$[\(column.rawValue)]') FROM j_call_runs r, json_each(r.calls) c WHERE r.event_id + (json_extract(c.value, '$[1]') >> 5) = \(seq)")[0]))
+                }
+            }
+            #expect(values[0][0] != values[0][1])
+            for (column, pair) in zip([JournalTampering.CallColumn.handlerNumber, .nanos, .offsetMicroseconds], values) {
+                try JournalTampering.changeCall(at: calls[0], in: path, column: column) { _ in pair[1] }
+                try JournalTampering.changeCall(at: calls[1], in: path, column: column) { _ in pair[0] }
+            }
             #expect(try Self.verify(path).firstBadSeq == calls[0])
         }
     }
@@ -149,7 +207,7 @@ final class Checkpoints: @unchecked Sendable {
             // left is a consistent chain, so only the head kept elsewhere can tell.
             let keep = try #require(Int(try lines(path, "SELECT upto_seq FROM j_chain ORDER BY upto_seq DESC LIMIT 1 OFFSET 1")[0]))
             execute(path, """
-                DELETE FROM j_chain WHERE upto_seq > \(keep); DELETE FROM j_calls WHERE seq > \(keep);
+                DELETE FROM j_chain WHERE upto_seq > \(keep); DELETE FROM j_call_runs WHERE seq > \(keep);
                 DELETE FROM j_call_details WHERE seq > \(keep); DELETE FROM j_undelivered WHERE seq > \(keep);
                 DELETE FROM j_event_details WHERE event_id > \(keep); DELETE FROM j_events WHERE event_id > \(keep);
                 UPDATE j_event_details SET unattended_seq = NULL WHERE unattended_seq > \(keep);
@@ -212,7 +270,7 @@ final class Checkpoints: @unchecked Sendable {
                 try FileManager.default.copyItem(atPath: path, toPath: directory + copy)
                 let seq = try #require(Int(try lines(
                     directory + copy, "SELECT min(seq) FROM j_calls WHERE seq \(bound) \(oldHead.seq)")[0]))
-                execute(directory + copy, "UPDATE j_calls SET nanos = nanos + 1 WHERE seq = \(seq)")
+                try JournalTampering.changeCall(at: seq, in: directory + copy, column: .nanos) { $0 + 1 }
                 #expect(try Self.verify(directory + copy).firstBadSeq == seq)
             }
             // A checkpoint's rule is part of what it proves; an unknown one is malformed.

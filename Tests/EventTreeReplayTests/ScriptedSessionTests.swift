@@ -121,10 +121,9 @@ struct Script {
             try journal.close()
             let delivered = script.events["delivered"]!.rawValue
             // Remove the root handler's call from the "delivered" event.
-            var db: OpaquePointer?
-            sqlite3_open(path, &db)
-            sqlite3_exec(db, "DELETE FROM j_calls WHERE seq = (SELECT max(seq) FROM j_calls WHERE seq - (code >> 5) = \(delivered))", nil, nil, nil)
-            sqlite3_close(db)
+            let lastCall = try #require(try JournalReader(path: path).rows(
+                "SELECT max(seq) FROM j_calls WHERE seq - (code >> 5) = \(delivered)").first?.first?.int)
+            try JournalTampering.removeCall(at: lastCall, in: path)
             let finding = try #require(try findings(path).first { $0.event.id.rawValue == delivered })
             #expect(finding.classification == .diverged)
             #expect(finding.summary == "diverged at step 3: expected root (EventTreeReplayTests/ScriptedSessionTests.swift:\(script.lines["root"]!)) called, recorded no call")

@@ -252,15 +252,17 @@ func rawRead(_ path: String) -> Double {
     return Double(rows) / seconds
 }
 
-/// Our scan: the reader streaming every step row, as replay does.
+/// Our scan: the reader streaming every step (unpacking the runs of calls), as replay does.
 func scanSteps(_ path: String) throws -> Double {
     let reader = try JournalReader(path: path)
     var rows = 0
     var sum = 0
     let seconds = try timed {
-        try reader.forEachRow("SELECT seq, handler_no, code, nanos FROM j_calls") { row in
-            sum &+= row.int(0) &+ row.int(1) &+ row.int(2) &+ row.int(3)
+        let steps = try reader.steps(in: 1...Int.max)
+        while let step = steps.current {
+            sum &+= step.seq &+ (step.durationNanoseconds ?? 0)
             rows += 1
+            try steps.advance()
         }
     }
     Counter().value = sum

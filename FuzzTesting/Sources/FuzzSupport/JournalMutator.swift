@@ -97,7 +97,7 @@ public enum JournalMutator {
     /// that are deliberately unchained.)
     public static let chainedIntegerColumns: [String: Set<String>] = [
         "j_events": ["session_id", "kind", "origin_id", "mode", "finished_back", "result", "raised_us"],
-        "j_calls": ["handler_no", "code", "nanos", "offset_us"],
+        "j_call_runs": ["event_id", "last_seq"],
         "j_changes": ["node_id", "change", "parent_id", "position"],
         "j_undelivered": ["event_id", "node_id", "phase", "lost_calls"],
         "j_handlers": ["node_id", "channel", "phases", "line", "removed_seq"],

@@ -48,7 +48,7 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_matches", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_events", changes: .untilRaiseEnds(eventColumn: "event_id")),
         JournalTable(name: "j_event_details", changes: .untilRaiseEnds(eventColumn: "event_id")),
-        JournalTable(name: "j_calls", changes: .never(seqColumn: "seq")),
+        JournalTable(name: "j_call_runs", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_call_details", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_undelivered", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_lost_calls", changes: .never(seqColumn: "seq")),
@@ -57,8 +57,14 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_chain", changes: .never(seqColumn: "upto_seq")),
     ]
 
-    /// The table called `name`, if the journal has one.
+    /// Tables of older schema versions that the current one no longer has: a copy made at
+    /// such a version still has rows of them (`j_calls`, a view since version 6).
+    public static let retired: [JournalTable] = [
+        JournalTable(name: "j_calls", changes: .never(seqColumn: "seq")),
+    ]
+
+    /// The table called `name`, if the journal has one (at the current version or an older one).
     public static func named(_ name: String) -> JournalTable? {
-        all.first { $0.name == name }
+        all.first { $0.name == name } ?? retired.first { $0.name == name }
     }
 }

@@ -82,6 +82,12 @@ public final class JournalReader {
             throw .olderVersion(path: resolved, found: identity.version, current: Migrator.latestVersion)
         }
         try SchemaCheck.verify(db, version: identity.version, path: resolved)
+        // The schema is now known to be exactly ours, so its views may use the JSON
+        // functions (which SQLite 3.40 does not mark innocuous: `j_calls` unpacks runs
+        // with json_each and json_extract); no SQL of the file's own can run with them.
+        if eventtree_sqlite_enable_trusted_schema(db.handle) != SQLITE_OK {
+            throw JournalError(db.error(SQLITE_ERROR, sql: "sqlite3_db_config(SQLITE_DBCONFIG_TRUSTED_SCHEMA)"), path: resolved)
+        }
         // No query on an untrusted file runs unbounded: a budget in proportion to its size
         // (a legitimate query reads the file a few times over, not more).
         let pages = ((try? db.integer("PRAGMA page_count")) ?? nil) ?? 0
@@ -252,6 +258,13 @@ public struct JournalRow {
         let count = Int(sqlite3_column_bytes(statement, Int32(index)))
         guard let pointer, count > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: pointer, count: count))
+    }
+
+    /// The bytes of the text in column `index` (empty for NULL), lent to `body`.
+    func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let pointer = sqlite3_column_text(statement, Int32(index))
+        let count = Int(sqlite3_column_bytes(statement, Int32(index)))
+        return body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 
     /// Whether column `index` is NULL.

@@ -130,13 +130,29 @@ extension JournalReader {
         ) { row, encoder in
             encoder.unattended(seq: row.int(0), event: row.int(1))
         })
-        sources.append(try stream("""
-            SELECT c.seq, c.handler_no, c.code, c.nanos, c.offset_us, d.text
-            FROM j_calls c LEFT JOIN j_call_details d ON d.seq = c.seq WHERE c.seq >= ? ORDER BY c.seq
-            """) { row, encoder in
+        // A call with its detail (a second cursor, merged by seq); a run that does not
+        // decode, and a detail of no call, each come as a record that matches nothing.
+        let calls = try packedCalls(in: max(seq, 1)...Int.max, marksMalformed: true)
+        let details = try cursor("SELECT seq, text FROM j_call_details WHERE seq >= ? ORDER BY seq", from)
+        sources.append(try JournalStream { () throws(JournalError) in
+            let callSeq = calls.current?.seq ?? Int.max
+            if details.hasRow, details.row.int(0) < callSeq {
+                let orphan = ChainedRecord(seq: details.row.int(0), bytes: [0xFF])
+                try details.advance()
+                return orphan
+            }
+            guard let call = calls.current else { return nil }
+            try calls.advance()
+            guard !call.isMalformed else { return ChainedRecord(seq: call.seq, bytes: [0xFF]) }
+            var detail: String?
+            if details.hasRow, details.row.int(0) == call.seq {
+                detail = details.row.text(1)
+                try details.advance()
+            }
             encoder.call(
-                seq: row.int(0), handler: row.int(1), code: row.int(2), nanoseconds: row.int(3),
-                offsetMicroseconds: row.optionalInt(4), detail: row.text(5))
+                seq: call.seq, handler: call.handlerNumber, code: call.code, nanoseconds: call.nanoseconds,
+                offsetMicroseconds: call.offsetMicroseconds, detail: detail)
+            return ChainedRecord(seq: call.seq, bytes: Array(encoder.bytes))
         })
         let lost = try cursor("SELECT seq, handler_no FROM j_lost_calls WHERE seq >= ? ORDER BY seq, handler_no", from)
         sources.append(try stream(
@@ -162,8 +178,7 @@ extension JournalReader {
         // Rows that belong to no record: each comes as a record that matches nothing.
         let orphans = try cursor("""
             SELECT seq FROM (
-                SELECT seq FROM j_call_details WHERE seq NOT IN (SELECT seq FROM j_calls)
-                UNION ALL SELECT seq FROM j_lost_calls WHERE seq NOT IN (SELECT seq FROM j_undelivered)
+                SELECT seq FROM j_lost_calls WHERE seq NOT IN (SELECT seq FROM j_undelivered)
                 UNION ALL SELECT seq FROM j_releases WHERE seq NOT IN (SELECT seq FROM j_changes WHERE change = 5)
                 UNION ALL SELECT event_id FROM j_event_details WHERE event_id NOT IN (SELECT event_id FROM j_events)
                 UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0)

@@ -166,16 +166,16 @@ extension JournalReader {
     public func steps(in range: ClosedRange<Int>) throws(JournalError) -> JournalStream<RecordedStep> {
         let registrations = try registrations()
         let bounds: [JournalValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
-        let calls = try cursor("SELECT seq, handler_no, code, offset_us, nanos FROM j_calls WHERE seq >= ? AND seq <= ? ORDER BY seq", bounds)
+        let calls = try packedCalls(in: range)
         let undelivered = try cursor("""
             SELECT seq, event_id, node_id, phase, lost_calls FROM j_undelivered WHERE seq >= ? AND seq <= ? ORDER BY seq
             """, bounds)
         return try JournalStream { () throws(JournalError) in
-            let callSeq = calls.hasRow ? calls.row.int(0) : Int.max
+            let callSeq = calls.current?.seq ?? Int.max
             let undeliveredSeq = undelivered.hasRow ? undelivered.row.int(0) : Int.max
             if callSeq == Int.max && undeliveredSeq == Int.max { return nil }
             if callSeq < undeliveredSeq {
-                let step = try self.decodeCall(calls.row, registrations)
+                let step = try self.decodeCall(calls.current!, registrations)
                 try calls.advance()
                 return step
             }
@@ -185,18 +185,63 @@ extension JournalReader {
         }
     }
 
-    private func decodeCall(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {
-        let seq = try checkedSeq(row.int(0), "a handler call")
-        guard let handler = registrations.handler(numbered: row.int(1)) else {
-            throw damaged(seq, "a call names handler \(row.int(1)), which the journal does not have")
+    /// The handler calls with a seq in `range`, in seq order, unpacked from their runs
+    /// (`j_call_runs`, see ``CallRun``). Runs may overlap (calls of raises on two threads
+    /// written in one transaction): a run's calls wait until no later run can come first.
+    ///
+    /// - Parameter marksMalformed: Whether a run that does not decode comes as one
+    ///   ``CallRun/Call/malformed(at:)`` call at its seq (for the chain, which names it)
+    ///   rather than as an error.
+    func packedCalls(in range: ClosedRange<Int>, marksMalformed: Bool = false) throws(JournalError) -> JournalStream<CallRun.Call> {
+        let runs = try cursor(
+            "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ? AND last_seq >= ? ORDER BY seq",
+            [.integer(range.upperBound), .integer(range.lowerBound)])
+        var pending: [CallRun.Call] = []
+        var next = 0
+        var decoded: [CallRun.Call] = []
+        return try JournalStream { () throws(JournalError) in
+            while runs.hasRow, next == pending.count || runs.row.int(0) < pending[next].seq {
+                let row = runs.row
+                let seq = row.int(0)
+                decoded.removeAll(keepingCapacity: true)
+                let decodes = row.withBytes(3) { text in
+                    CallRun.calls(in: text, event: row.int(1), firstSeq: seq, lastSeq: row.int(2), into: &decoded)
+                }
+                if !decodes {
+                    guard marksMalformed else {
+                        throw self.damaged(seq, "its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(row.int(2))")
+                    }
+                    decoded = [.malformed(at: seq)]
+                }
+                decoded.removeAll { !range.contains($0.seq) }
+                if next == pending.count {
+                    swap(&pending, &decoded)
+                    next = 0
+                } else {
+                    pending = Array(pending[next...]) + decoded
+                    pending.sort { $0.seq < $1.seq }
+                    next = 0
+                }
+                try runs.advance()
+            }
+            guard next < pending.count else { return nil }
+            next += 1
+            return pending[next - 1]
         }
-        guard let (eventBack, phase, outcome) = JournalCodes.decodeCall(row.int(2)), eventBack > 0, eventBack < seq else {
-            throw damaged(seq, "a call has the code \(row.int(2)), which names no phase, outcome or event")
+    }
+
+    private func decodeCall(_ call: CallRun.Call, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {
+        let seq = try checkedSeq(call.seq, "a handler call")
+        guard let handler = registrations.handler(numbered: call.handlerNumber) else {
+            throw damaged(seq, "a call names handler \(call.handlerNumber), which the journal does not have")
+        }
+        guard let (eventBack, phase, outcome) = JournalCodes.decodeCall(call.code), eventBack > 0, eventBack < seq else {
+            throw damaged(seq, "a call has the code \(call.code), which names no phase, outcome or event")
         }
         return RecordedStep(
             seq: seq, event: EventID(rawValue: seq - eventBack), node: handler.node, phase: phase,
-            kind: .call(handlerNumber: handler.number, outcome: outcome), offsetMicroseconds: row.optionalInt(3),
-            durationNanoseconds: row.int(4))
+            kind: .call(handlerNumber: handler.number, outcome: outcome), offsetMicroseconds: call.offsetMicroseconds,
+            durationNanoseconds: call.nanoseconds)
     }
 
     private func decodeUndelivered(_ row: JournalRow) throws(JournalError) -> RecordedStep {
@@ -219,12 +264,21 @@ extension JournalReader {
 
     /// The seq below which the last `count` steps (calls and undelivered steps) lie.
     public func seqBeforeLastSteps(_ count: Int) throws(JournalError) -> Int {
-        try integer("""
-            SELECT coalesce(min(seq), 0) - 1 FROM (
-                SELECT seq FROM (SELECT seq FROM j_calls ORDER BY seq DESC LIMIT ?1)
-                UNION ALL SELECT seq FROM (SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?1)
-                ORDER BY seq DESC LIMIT ?1)
-            """, [.integer(max(count, 0))]) ?? 0
+        guard count > 0 else { return -1 }
+        // The last `count` runs hold at least `count` calls, all from the first run's seq on.
+        let runsFrom = try integer(
+            "SELECT coalesce(min(seq), 1) FROM (SELECT seq FROM j_call_runs ORDER BY seq DESC LIMIT ?)", [.integer(count)]) ?? 1
+        var seqs: [Int] = []
+        let calls = try packedCalls(in: max(runsFrom, 1)...Int.max)
+        while let call = calls.current {
+            seqs.append(call.seq)
+            try calls.advance()
+        }
+        try each("SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?", [.integer(count)]) { row throws(JournalError) in
+            seqs.append(row.int(0))
+        }
+        seqs.sort(by: >)
+        return (seqs.prefix(count).last ?? 0) - 1
     }
 
     // MARK: The tree

@@ -28,8 +28,7 @@ final class RowWriter {
     private let insertThread: Statement
     private let insertEventDetails: Statement
     private let markEventUnattended: Statement
-    private let insertCall: Statement
-    private let insertCalls: Statement
+    private let insertRun: Statement
     private let insertDetail: Statement
     private let insertUndelivered: Statement
     private let insertLostCall: Statement
@@ -38,11 +37,9 @@ final class RowWriter {
     private let advanceSequence: Statement
     private let settleSequence: Statement
 
-    /// Calls are inserted this many rows per statement.
-    static let callsPerStatement = 64
-    private static let callColumns = 5
-    /// Call rows waiting for a full multi-row statement, flattened.
-    @exclusivity(unchecked) private var callValues: [Int] = []
+    /// The calls of one event written since the last other record's call: one row of
+    /// `j_call_runs` when it ends (see ``CallRun``).
+    @exclusivity(unchecked) private var run = CallRun()
     /// Scratch space for one record's chain bytes.
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
@@ -53,7 +50,6 @@ final class RowWriter {
     init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
         self.sequence = sequence
         encoder = ChainEncoder(isEnabled: chainsRecords)
-        let callRow = "(?, ?, ?, ?, ?)"
         begin = try db.prepare("BEGIN")
         commit = try db.prepare("COMMIT")
         insertSession = try db.prepare(
@@ -87,10 +83,7 @@ final class RowWriter {
             INSERT INTO j_event_details (event_id, unattended_seq) VALUES (?, ?)
             ON CONFLICT (event_id) DO UPDATE SET unattended_seq = excluded.unattended_seq
             """)
-        insertCall = try db.prepare("INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES \(callRow)")
-        insertCalls = try db.prepare(
-            "INSERT INTO j_calls (seq, handler_no, code, nanos, offset_us) VALUES "
-                + Array(repeating: callRow, count: Self.callsPerStatement).joined(separator: ", "))
+        insertRun = try db.prepare("INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (?, ?, ?, ?)")
         insertDetail = try db.prepare("INSERT INTO j_call_details (seq, text) VALUES (?, ?)")
         insertUndelivered = try db.prepare(
             "INSERT INTO j_undelivered (seq, event_id, node_id, phase, lost_calls) VALUES (?, ?, ?, ?, ?)")
@@ -155,9 +148,9 @@ final class RowWriter {
                 for record in batch.records {
                     try apply(record, session: batch.session, thread: batch.thread, count: &count, endsSession: &publish)
                 }
+                try closeRun()
                 model.pendingCounts[batch.session] = count
             }
-            try flushCalls()
             try insertUnfinishedEvents()
             for (session, dropped) in drops {
                 model.pendingCounts[session, default: (0, 0, 0)].dropped += dropped
@@ -190,7 +183,7 @@ final class RowWriter {
             }
             try commit.run()
         } catch {
-            callValues.removeAll(keepingCapacity: true)
+            run.discard()
             model = saved
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
@@ -218,12 +211,10 @@ final class RowWriter {
                 lastCallEvent = (call.event, raisedAt)
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
-            callValues.append(seq)
-            callValues.append(number)
-            callValues.append(code)
-            callValues.append(call.nanoseconds)
-            callValues.append(offset)
-            if callValues.count == Self.callsPerStatement * Self.callColumns { try flushCalls() }
+            if !run.continues(call.event.rawValue) { try closeRun() }
+            run.append(
+                CallRun.Call(seq: seq, handlerNumber: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset),
+                of: call.event.rawValue)
             let detail = call.detail?.text
             if let detail {
                 try insertDetail.bind(seq, at: 1)
@@ -560,25 +551,14 @@ final class RowWriter {
         model.openEvents = [:]
     }
 
-    private func flushCalls() throws(SQLiteError) {
-        let columns = Self.callColumns
-        let full = Self.callsPerStatement * columns
-        var start = 0
-        while callValues.count - start >= full {
-            for offset in 0..<full {
-                try insertCalls.bind(callValues[start + offset], at: Int32(offset + 1))
-            }
-            try insertCalls.run()
-            start += full
-        }
-        while start < callValues.count {
-            for offset in 0..<columns {
-                try insertCall.bind(callValues[start + offset], at: Int32(offset + 1))
-            }
-            try insertCall.run()
-            start += columns
-        }
-        callValues.removeAll(keepingCapacity: true)
+    /// Writes the run of calls being gathered, if any, as one `j_call_runs` row.
+    private func closeRun() throws(SQLiteError) {
+        guard !run.isEmpty else { return }
+        try insertRun.bind(run.firstSeq, at: 1)
+        try insertRun.bind(run.event, at: 2)
+        try insertRun.bind(run.lastSeq, at: 3)
+        try run.close { calls throws(SQLiteError) in try insertRun.bind(utf8: calls, at: 4) }
+        try insertRun.run()
     }
 
     private func note(_ trouble: TroubleNote) throws(SQLiteError) {

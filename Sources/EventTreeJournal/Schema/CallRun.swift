@@ -1,0 +1,204 @@
+/// A run of handler calls as one `j_call_runs` row keeps it: consecutive calls of one event,
+/// in seq order, their columns as a JSON array of `[handler_no, code, nanos, offset_us]`
+/// arrays (so that plain SQL unpacks them with `json_each`, as the `j_calls` view does).
+///
+/// A call's seq is not stored: it is its event's id plus the distance its code carries.
+struct CallRun {
+    /// One call of a run: the columns of a `j_calls` row.
+    struct Call: Equatable {
+        var seq: Int
+        var handlerNumber: Int
+        var code: Int
+        var nanoseconds: Int
+        var offsetMicroseconds: Int?
+
+        /// Stands for a run that does not decode, at its seq: no written call looks like it.
+        static func malformed(at seq: Int) -> Call {
+            Call(seq: seq, handlerNumber: -1, code: -1, nanoseconds: 0, offsetMicroseconds: nil)
+        }
+
+        /// Whether it stands for a run that does not decode.
+        var isMalformed: Bool { code < 0 }
+    }
+
+    /// The event the calls belong to.
+    private(set) var event = 0
+    /// The seq of the first call and of the last one (0 when empty).
+    private(set) var firstSeq = 0
+    private(set) var lastSeq = 0
+    /// The row's `calls` text so far (without its closing bracket while open).
+    private var text: [UInt8] = []
+
+    /// Whether the run has no call.
+    var isEmpty: Bool { firstSeq == 0 }
+
+    /// Whether a call of `event` may join the run.
+    func continues(_ event: Int) -> Bool { firstSeq != 0 && self.event == event }
+
+    /// Adds a call of `event` (the run must be empty or continue `event`).
+    mutating func append(_ call: Call, of event: Int) {
+        if firstSeq == 0 {
+            self.event = event
+            firstSeq = call.seq
+            text.removeAll(keepingCapacity: true)
+            text.reserveCapacity(256)
+            text.append(UInt8(ascii: "["))
+        } else {
+            text.append(UInt8(ascii: ","))
+        }
+        lastSeq = call.seq
+        // At most 4 numbers of 20 digits and a sign, 3 commas and 2 brackets.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 96) { buffer in
+            var end = 0
+            buffer[end] = UInt8(ascii: "[")
+            end += 1
+            Self.writeDecimal(call.handlerNumber, into: buffer, at: &end)
+            buffer[end] = UInt8(ascii: ",")
+            end += 1
+            Self.writeDecimal(call.code, into: buffer, at: &end)
+            buffer[end] = UInt8(ascii: ",")
+            end += 1
+            Self.writeDecimal(call.nanoseconds, into: buffer, at: &end)
+            buffer[end] = UInt8(ascii: ",")
+            end += 1
+            if let offset = call.offsetMicroseconds {
+                Self.writeDecimal(offset, into: buffer, at: &end)
+            } else {
+                for byte in "null".utf8 {
+                    buffer[end] = byte
+                    end += 1
+                }
+            }
+            buffer[end] = UInt8(ascii: "]")
+            end += 1
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+        }
+    }
+
+    /// Ends the run: hands its row's `calls` text to `body` and empties it.
+    mutating func close<R, E: Error>(_ body: (_ calls: [UInt8]) throws(E) -> R) throws(E) -> R {
+        text.append(UInt8(ascii: "]"))
+        defer {
+            firstSeq = 0
+            lastSeq = 0
+        }
+        return try body(text)
+    }
+
+    /// Forgets the calls added since the run was last closed.
+    mutating func discard() {
+        firstSeq = 0
+        lastSeq = 0
+    }
+
+    /// Writes `value` in decimal at `end` (the buffer has room) and moves `end` past it.
+    private static func writeDecimal(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
+        if value < 0 {
+            buffer[end] = UInt8(ascii: "-")
+            end += 1
+        }
+        var magnitude = value.magnitude
+        var digits = 1
+        var power: UInt = 10
+        while digits < 20, magnitude >= power {
+            digits += 1
+            power = power &* 10
+        }
+        var index = end + digits
+        end = index
+        repeat {
+            index -= 1
+            buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude != 0
+    }
+
+    // MARK: Reading
+
+    /// The calls of a run row, or `nil` when its text is not what a writer makes (a JSON
+    /// array of arrays of four integers, the last possibly `null`), a call's seq does not
+    /// follow the one before, or the first and last seqs are not the row's.
+    static func calls(
+        in text: UnsafeBufferPointer<UInt8>, event: Int, firstSeq: Int, lastSeq: Int, into calls: inout [Call]
+    ) -> Bool {
+        var parser = Parser(text: text)
+        let start = calls.count
+        guard parser.take(UInt8(ascii: "[")) else { return false }
+        var previous = Int.min
+        repeat {
+            guard parser.take(UInt8(ascii: "[")), let handler = parser.integer(), parser.take(UInt8(ascii: ",")),
+                let code = parser.integer(), parser.take(UInt8(ascii: ",")), let nanos = parser.integer(),
+                parser.take(UInt8(ascii: ","))
+            else { return false }
+            let offset: Int?
+            if parser.takeNull() {
+                offset = nil
+            } else {
+                guard let value = parser.integer() else { return false }
+                offset = value
+            }
+            guard parser.take(UInt8(ascii: "]")), code >= 0 else { return false }
+            let (seq, overflow) = event.addingReportingOverflow(code >> 5)
+            guard !overflow, seq > previous else { return false }
+            previous = seq
+            calls.append(Call(seq: seq, handlerNumber: handler, code: code, nanoseconds: nanos, offsetMicroseconds: offset))
+        } while parser.take(UInt8(ascii: ","))
+        guard parser.take(UInt8(ascii: "]")), parser.isAtEnd, calls[start].seq == firstSeq, previous == lastSeq else {
+            return false
+        }
+        return true
+    }
+
+    /// Reads the little JSON a run's text is made of.
+    private struct Parser {
+        let text: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var isAtEnd: Bool {
+            mutating get {
+                skipSpace()
+                return index == text.count
+            }
+        }
+
+        mutating func skipSpace() {
+            while index < text.count, text[index] == 0x20 || text[index] == 0x0A || text[index] == 0x0D || text[index] == 0x09 {
+                index += 1
+            }
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard index < text.count, text[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func takeNull() -> Bool {
+            skipSpace()
+            guard text.count - index >= 4, text[index] == UInt8(ascii: "n"), text[index + 1] == UInt8(ascii: "u"),
+                text[index + 2] == UInt8(ascii: "l"), text[index + 3] == UInt8(ascii: "l")
+            else { return false }
+            index += 4
+            return true
+        }
+
+        /// A JSON integer that fits an `Int`.
+        mutating func integer() -> Int? {
+            skipSpace()
+            let negative = index < text.count && text[index] == UInt8(ascii: "-")
+            if negative { index += 1 }
+            var value = 0
+            let start = index
+            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
+                let digit = Int(text[index] &- UInt8(ascii: "0"))
+                let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                guard !overflow1, !overflow2 else { return nil }
+                value = sum
+                index += 1
+            }
+            return index > start ? value : nil
+        }
+    }
+}

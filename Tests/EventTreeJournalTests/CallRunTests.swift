@@ -1,0 +1,60 @@
+@testable import EventTreeJournal
+import Testing
+
+@Suite struct CallRunTests {
+    typealias Call = CallRun.Call
+
+    /// The text a run of `calls` of event 100 is stored as.
+    func text(of calls: [Call]) -> String {
+        var run = CallRun()
+        for call in calls { run.append(call, of: 100) }
+        return run.close { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func decode(_ text: String, event: Int = 100, first: Int, last: Int) -> [Call]? {
+        var calls: [Call] = []
+        let bytes = Array(text.utf8)
+        let decodes = bytes.withUnsafeBufferPointer {
+            CallRun.calls(in: $0, event: event, firstSeq: first, lastSeq: last, into: &calls)
+        }
+        return decodes ? calls : nil
+    }
+
+    @Test func aRunIsAJSONArrayOfItsCallsAndReadsBackExactly() {
+        let calls = [
+            Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1 << 3 | 1, nanoseconds: 1_250, offsetMicroseconds: 0),
+            Call(seq: 107, handlerNumber: 12, code: 7 << 5 | 2 << 3 | 2, nanoseconds: 0, offsetMicroseconds: nil),
+            Call(seq: 100 + (1 << 40), handlerNumber: Int.max, code: (1 << 40) << 5 | 6, nanoseconds: 9_999_999_999, offsetMicroseconds: 123_456),
+        ]
+        let stored = text(of: calls)
+        #expect(stored == "[[3,41,1250,0],[12,242,0,null],[\(Int.max),\((1 << 40) << 5 | 6),9999999999,123456]]")
+        #expect(decode(stored, first: 101, last: 100 + (1 << 40)) == calls)
+        // SQLite's own JSON (the migration's json_array) and spaces read the same.
+        #expect(decode(" [ [3, 41, 1250, 0] ] ", first: 101, last: 101) == [calls[0]])
+        // A run is reused after it is closed.
+        var run = CallRun()
+        run.append(calls[0], of: 100)
+        _ = run.close { _ in }
+        #expect(run.isEmpty)
+        run.append(calls[1], of: 100)
+        #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[12,242,0,null]]")
+    }
+
+    @Test func aRunThatIsNotWhatAWriterMakesDoesNotDecode() {
+        let one = "[[3,41,1250,0]]"
+        #expect(decode(one, first: 101, last: 101) != nil)
+        for broken in [
+            "", "[]", "[[3,41,1250]]", "[[3,41,1250,0]", "[[3,41,1250,0]]x", "[[3,41,1250,0],]", "[[3,41.5,1250,0]]",
+            "[[3,-41,1250,0]]", "[[3,41,1250,\"0\"]]", "[[3,41,1250,0,1]]", "[[99999999999999999999,41,1250,0]]",
+            "[[3,41,1250,0],[3,41,1250,0]]",  // the same seq twice
+            "[[3,73,1,0],[3,41,1,0]]",  // seqs going back
+        ] {
+            #expect(decode(broken, first: 101, last: 101) == nil, "\(broken)")
+        }
+        // The row's first and last seqs must be its calls'.
+        #expect(decode(one, first: 102, last: 101) == nil)
+        #expect(decode(one, first: 101, last: 102) == nil)
+        // A seq past Int.max is refused, not wrapped.
+        #expect(decode("[[3,\(Int.max),1,0]]", event: Int.max - 5, first: 1, last: 1) == nil)
+    }
+}
