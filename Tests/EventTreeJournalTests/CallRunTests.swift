@@ -6,7 +6,7 @@ import Testing
 
     /// The text a run of `calls` of event 100 is stored as.
     func text(of calls: [Call]) -> String {
-        var run = CallRun()
+        let run = CallRun()
         for call in calls { run.append(call, of: 100) }
         return run.close { String(decoding: $0, as: UTF8.self) }
     }
@@ -32,7 +32,7 @@ import Testing
         // SQLite's own JSON (the migration's json_array) and spaces read the same.
         #expect(decode(" [ [3, 41, 1250, 0] ] ", first: 101, last: 101) == [calls[0]])
         // A run is reused after it is closed.
-        var run = CallRun()
+        let run = CallRun()
         run.append(calls[0], of: 100)
         _ = run.close { _ in }
         #expect(run.isEmpty)

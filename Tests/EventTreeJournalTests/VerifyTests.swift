@@ -150,7 +150,7 @@ final class Checkpoints: @unchecked Sendable {
             try #require(calls.count >= 3)
             var sql = "DELETE FROM j_call_runs WHERE seq = \(first);"
             for parity in 0...1 {
-                var run = CallRun()
+                let run = CallRun()
                 for (index, call) in calls.enumerated() where index % 2 == parity { run.append(call, of: event) }
                 let (firstSeq, lastSeq) = (run.firstSeq, run.lastSeq)
                 let text = run.close { String(decoding: $0, as: UTF8.self) }

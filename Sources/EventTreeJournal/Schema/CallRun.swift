@@ -3,7 +3,7 @@
 /// arrays (so that plain SQL unpacks them with `json_each`, as the `j_calls` view does).
 ///
 /// A call's seq is not stored: it is its event's id plus the distance its code carries.
-struct CallRun {
+final class CallRun {
     /// One call of a run: the columns of a `j_calls` row.
     struct Call: Equatable {
         var seq: Int
@@ -27,7 +27,7 @@ struct CallRun {
     private(set) var firstSeq = 0
     private(set) var lastSeq = 0
     /// The row's `calls` text so far (without its closing bracket while open).
-    private var text: [UInt8] = []
+    private let text = Text()
 
     /// Whether the run has no call.
     var isEmpty: Bool { firstSeq == 0 }
@@ -36,20 +36,18 @@ struct CallRun {
     func continues(_ event: Int) -> Bool { firstSeq != 0 && self.event == event }
 
     /// Adds a call of `event` (the run must be empty or continue `event`).
-    mutating func append(_ call: Call, of event: Int) {
+    func append(_ call: Call, of event: Int) {
         if firstSeq == 0 {
             self.event = event
             firstSeq = call.seq
-            text.removeAll(keepingCapacity: true)
-            text.reserveCapacity(256)
-            text.append(UInt8(ascii: "["))
-        } else {
-            text.append(UInt8(ascii: ","))
+            text.count = 0
         }
         lastSeq = call.seq
-        // At most 4 numbers of 20 digits and a sign, 3 commas and 2 brackets.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 96) { buffer in
+        // At most a comma, 4 numbers of 20 digits and a sign, 3 commas and 2 brackets.
+        text.write(atMost: 96) { buffer in
             var end = 0
+            buffer[end] = UInt8(ascii: firstSeq == call.seq ? "[" : ",")
+            end += 1
             buffer[end] = UInt8(ascii: "[")
             end += 1
             Self.writeDecimal(call.handlerNumber, into: buffer, at: &end)
@@ -71,22 +69,25 @@ struct CallRun {
             }
             buffer[end] = UInt8(ascii: "]")
             end += 1
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+            return end
         }
     }
 
     /// Ends the run: hands its row's `calls` text to `body` and empties it.
-    mutating func close<R, E: Error>(_ body: (_ calls: [UInt8]) throws(E) -> R) throws(E) -> R {
-        text.append(UInt8(ascii: "]"))
+    func close<R, E: Error>(_ body: (_ calls: UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        text.write(atMost: 1) { buffer in
+            buffer[0] = UInt8(ascii: "]")
+            return 1
+        }
         defer {
             firstSeq = 0
             lastSeq = 0
         }
-        return try body(text)
+        return try body(text.bytes)
     }
 
     /// Forgets the calls added since the run was last closed.
-    mutating func discard() {
+    func discard() {
         firstSeq = 0
         lastSeq = 0
     }
@@ -111,6 +112,32 @@ struct CallRun {
             buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
         } while magnitude != 0
+    }
+
+    /// Bytes written in place (no copy-on-write check or growth test per byte); used by one
+    /// thread, the writer's.
+    private final class Text {
+        private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+        private var capacity = 512
+        var count = 0
+
+        deinit {
+            storage.deallocate()
+        }
+
+        var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+        /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.
+        func write(atMost limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+            if capacity - count < limit {
+                capacity = max(capacity * 2, count + limit)
+                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                larger.update(from: storage, count: count)
+                storage.deallocate()
+                storage = larger
+            }
+            count += body(UnsafeMutableBufferPointer(start: storage + count, count: limit))
+        }
     }
 
     // MARK: Reading

@@ -24,11 +24,12 @@ final class RowWriter {
     private let insertHandler: Statement
     private let removeHandler: Statement
     private let insertMatch: Statement
-    private let insertEvent: Statement
+    /// Event rows and runs of calls, inserted several to a statement.
+    private let eventRows: PendingRows
+    private let runRows: PendingRows
     private let insertThread: Statement
     private let insertEventDetails: Statement
     private let markEventUnattended: Statement
-    private let insertRun: Statement
     private let insertDetail: Statement
     private let insertUndelivered: Statement
     private let insertLostCall: Statement
@@ -39,7 +40,7 @@ final class RowWriter {
 
     /// The calls of one event written since the last other record's call: one row of
     /// `j_call_runs` when it ends (see ``CallRun``).
-    @exclusivity(unchecked) private var run = CallRun()
+    private let run = CallRun()
     /// Scratch space for one record's chain bytes.
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
@@ -68,11 +69,13 @@ final class RowWriter {
             """)
         removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
-        insertEvent = try db.prepare("""
-            INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result, raised_us,
-                thread_no)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        eventRows = try PendingRows(
+            into: "j_events",
+            columns: [
+                "event_id", "session_id", "type_id", "kind", "origin_id", "mode", "payload", "finished_back", "result", "raised_us",
+                "thread_no",
+            ],
+            db: db)
         insertThread = try db.prepare("INSERT OR IGNORE INTO j_threads (session_id, thread_no, name) VALUES (?, ?, ?)")
         insertEventDetails = try db.prepare("""
             INSERT INTO j_event_details (event_id, cause_id, transformed_from, stop_handler_no, stop_node_id, stop_phase,
@@ -83,7 +86,7 @@ final class RowWriter {
             INSERT INTO j_event_details (event_id, unattended_seq) VALUES (?, ?)
             ON CONFLICT (event_id) DO UPDATE SET unattended_seq = excluded.unattended_seq
             """)
-        insertRun = try db.prepare("INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (?, ?, ?, ?)")
+        runRows = try PendingRows(into: "j_call_runs", columns: ["seq", "event_id", "last_seq", "calls"], db: db)
         insertDetail = try db.prepare("INSERT INTO j_call_details (seq, text) VALUES (?, ?)")
         insertUndelivered = try db.prepare(
             "INSERT INTO j_undelivered (seq, event_id, node_id, phase, lost_calls) VALUES (?, ?, ?, ?, ?)")
@@ -152,6 +155,8 @@ final class RowWriter {
                 model.pendingCounts[batch.session] = count
             }
             try insertUnfinishedEvents()
+            try eventRows.flush()
+            try runRows.flush()
             for (session, dropped) in drops {
                 model.pendingCounts[session, default: (0, 0, 0)].dropped += dropped
                 try note(TroubleNote(
@@ -184,6 +189,8 @@ final class RowWriter {
             try commit.run()
         } catch {
             run.discard()
+            eventRows.discard()
+            runRows.discard()
             model = saved
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
@@ -495,22 +502,22 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        try insertEvent.bind(raised.id.rawValue, at: 1)
-        try insertEvent.bind(row.session.rawValue, at: 2)
-        try insertEvent.bind(row.type, at: 3)
-        try insertEvent.bind(raised.kind.rawValue, at: 4)
-        try insertEvent.bind(raised.origin.rawValue, at: 5)
-        try insertEvent.bind(JournalCodes.code(raised.mode), at: 6)
         let payload = Self.payloadJSON(raised.payload)
-        try insertEvent.bind(utf8: payload, at: 7)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
-        try insertEvent.bind(finishedBack, at: 8)
-        try insertEvent.bind(row.status?.kind.rawValue, at: 9)
         let start = model.sessionClocks[row.session]?.nanoseconds
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
-        try insertEvent.bind(raisedMicroseconds, at: 10)
-        try insertEvent.bind(row.thread, at: 11)
-        try insertEvent.run()
+        eventRows.append(.integer(raised.id.rawValue))
+        eventRows.append(.integer(row.session.rawValue))
+        eventRows.append(.integer(row.type))
+        eventRows.append(.integer(raised.kind.rawValue))
+        eventRows.append(.integer(raised.origin.rawValue))
+        eventRows.append(.integer(JournalCodes.code(raised.mode)))
+        eventRows.append(.text(payload))
+        eventRows.append(.init(finishedBack))
+        eventRows.append(.init(row.status?.kind.rawValue))
+        eventRows.append(.init(raisedMicroseconds))
+        eventRows.append(.init(row.thread))
+        try eventRows.endRow()
 
         let site = row.status?.site
         var message: String?
@@ -554,11 +561,11 @@ final class RowWriter {
     /// Writes the run of calls being gathered, if any, as one `j_call_runs` row.
     private func closeRun() throws(SQLiteError) {
         guard !run.isEmpty else { return }
-        try insertRun.bind(run.firstSeq, at: 1)
-        try insertRun.bind(run.event, at: 2)
-        try insertRun.bind(run.lastSeq, at: 3)
-        try run.close { calls throws(SQLiteError) in try insertRun.bind(utf8: calls, at: 4) }
-        try insertRun.run()
+        runRows.append(.integer(run.firstSeq))
+        runRows.append(.integer(run.event))
+        runRows.append(.integer(run.lastSeq))
+        run.close { calls in runRows.append(.text(Array(calls))) }
+        try runRows.endRow()
     }
 
     private func note(_ trouble: TroubleNote) throws(SQLiteError) {
