@@ -243,12 +243,10 @@ final class RowWriter {
             model.openEvents[raised.id] = EventRow(
                 raised: raised, session: session, type: try typeID(raised.typeName), thread: thread)
         case let .raiseFinished(event, status):
-            guard var row = model.openEvents[event] else { return }
+            guard var row = model.openEvents.removeValue(forKey: event) else { return }
             row.finishedSeq = seq
             row.status = status
-            model.openEvents[event] = row
             try insertEvent(row)
-            model.openEvents[event] = nil
         case .deadLetter(let event), .unhandledError(let event):
             try markUnattended(event, seq: seq)
         case let .stepUndelivered(event, node, phase, lostHandlers):
