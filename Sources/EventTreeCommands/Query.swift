@@ -85,11 +85,13 @@ struct Query: TerminalCommand {
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
         if let phase { add("phase = ?", .text(phase.name)) }
         if let outcome { add("outcome = ?", .text(outcome.name)) }
-        if let since { add("seq >= ?", .integer(since)) }
-        if let until { add("seq <= ?", .integer(until)) }
         var table = Table(columns: DeliveryHistoryReader.columns)
-        try DeliveryHistoryReader(reader: reader).forEachRow(where: conditions, arguments, limit: limit) { row in
-            table.rows.append(Self.cells(row))
+        let first = max(since ?? 1, 1)
+        let last = min(until ?? Int.max - 1, Int.max - 1)
+        if first <= last {
+            try DeliveryHistoryReader(reader: reader).forEachRow(where: conditions, arguments, seqs: first...last, limit: limit) { row in
+                table.rows.append(Self.cells(row))
+            }
         }
         terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
     }

@@ -43,11 +43,11 @@ struct Tail: TerminalCommand {
             // Only below the settled seq: a row with a lower seq than one printed may still
             // commit (another thread's raise), and following by seq alone would skip it.
             let settled = follow ? try reader.settledBelow() : Int.max
-            try DeliveryHistoryReader(reader: reader).forEachRow(
-                where: ["seq > ?", "seq < ?"], [.integer(after), .integer(settled)], limit: nil
-            ) { row in
-                table.rows.append(Query.cells(row))
-                after = row.int(0)
+            if after < settled, after < settled - 1 {
+                try DeliveryHistoryReader(reader: reader).forEachRow(where: [], [], seqs: after + 1...settled - 1, limit: nil) { row in
+                    table.rows.append(Query.cells(row))
+                    after = row.int(0)
+                }
             }
             if !table.rows.isEmpty || !printedHeader {
                 // Following, columns keep fixed widths, so that later rows line up with earlier ones.

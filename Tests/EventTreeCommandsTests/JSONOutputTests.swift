@@ -145,3 +145,40 @@ import Testing
         }
     }
 }
+
+/// `query` and `tail` read calls a window of seqs at a time (the call view cannot be
+/// searched by seq); rows come exactly as the view gives them, in seq order.
+@Suite struct CallWindowTests {
+    @Test func queryAndTailReadCallsAcrossWindowsInSeqOrder() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/many.eventtree"
+            let journal = try Journal(path: path)
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            for index in 1...10 { app.on(NamedEvent.self, label: "h\(index)") { _, _ in .handled } }
+            // Two threads raising at once: runs of calls whose seqs interleave.
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                for index in 0..<2_000 { app.raise(NamedEvent("t\(thread)-\(index)")) }
+            }
+            bus.end()
+            try journal.close()
+            let reader = try JournalReader(path: path)
+            let expected = try reader.rows("SELECT seq FROM delivery_history ORDER BY seq").map { $0[0].description }
+            #expect(expected.count == 40_000)
+            #expect(Int(expected.last!)! > 2 * 16_384)  // more than two windows of calls
+            func seqs(_ arguments: [String]) throws -> [String] {
+                let result = try Tool.run(arguments + ["--format", "csv"], in: directory)
+                #expect(result.status == 0, "\(result.stderr)")
+                return result.stdout.split(separator: "\n").dropFirst().map { String($0.prefix { $0 != "," }) }
+            }
+            #expect(try seqs(["query", path]) == expected)
+            #expect(try seqs(["query", path, "--since", expected[15_000], "--limit", "3"]) == Array(expected[15_000..<15_003]))
+            #expect(try seqs(["query", path, "--since", expected[100], "--until", expected[19_000]]) == Array(expected[100...19_000]))
+            let event = try #require(try reader.rows("SELECT event_id FROM j_events ORDER BY event_id LIMIT 1 OFFSET 1500").first?.first?.int)
+            let ofEvent = try reader.rows("SELECT seq FROM delivery_history WHERE event_id = \(event) ORDER BY seq").map { $0[0].description }
+            #expect(ofEvent.count == 10)
+            #expect(try seqs(["query", path, "--event", "\(event)"]) == ofEvent)
+            #expect(try seqs(["tail", path, "--last", "25"]) == Array(expected.suffix(25)))
+        }
+    }
+}

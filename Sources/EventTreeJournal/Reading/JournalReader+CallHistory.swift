@@ -1,0 +1,45 @@
+extension JournalReader {
+    /// A query of the `call_history` view restricted to the calls with a seq in `seqs`, fast
+    /// on a big journal.
+    ///
+    /// Calls are stored packed, a run of them to a `j_call_runs` row, and the view unpacks
+    /// them; a condition on its `seq` cannot reach the runs' key, so over the view itself
+    /// SQLite unpacks every run of the journal to filter or sort its calls. This is the view's
+    /// own definition (as the journal holds it: the schema is checked to be exactly ours),
+    /// its calls read only from the runs that can hold such seqs, found by their key.
+    ///
+    /// - Parameters:
+    ///   - seqs: The seqs wanted.
+    ///   - longestRun: ``longestCallRun()``, read since the last commit the query may see.
+    /// - Returns: `SELECT` text with the view's columns, in no particular order.
+    package func callHistoryQuery(seqs: Range<Int>, longestRun: Int) throws(JournalError) -> String {
+        if cache.callViews == nil {
+            cache.callViews = (history: try viewBody("call_history"), calls: try viewBody("j_calls"))
+        }
+        guard let views = cache.callViews else { return "" }
+        // A run holding a call in `seqs` starts at most `longestRun` seqs before its end.
+        let (start, overflowed) = seqs.lowerBound.subtractingReportingOverflow(max(longestRun, 0))
+        let calls = views.calls
+            + " WHERE r.seq >= \(overflowed ? Int.min : start) AND r.seq < \(seqs.upperBound) AND r.last_seq >= \(seqs.lowerBound)"
+        let history = views.history.replacingOccurrences(of: "FROM j_calls c", with: "FROM (\(calls)) c")
+        return "SELECT * FROM (\(history)) WHERE seq >= \(seqs.lowerBound) AND seq < \(seqs.upperBound)"
+    }
+
+    /// How many seqs the longest run of calls spans (its last seq minus its first): a run
+    /// holding a given seq starts at most this far before it.
+    package func longestCallRun() throws(JournalError) -> Int {
+        try integer("SELECT coalesce(max(last_seq - seq), 0) FROM j_call_runs") ?? 0
+    }
+
+    /// The `SELECT` that defines the view `name`, as the journal holds it.
+    private func viewBody(_ name: String) throws(JournalError) -> String {
+        var sql = ""
+        try each("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(name)]) { row throws(JournalError) in
+            sql = row.text(0) ?? ""
+        }
+        guard let start = sql.range(of: "CREATE VIEW \(name) AS") else {
+            throw .corrupt(path: path, detail: "it has no view \(name)")
+        }
+        return String(sql[start.upperBound...])
+    }
+}
