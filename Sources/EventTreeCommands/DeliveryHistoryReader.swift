@@ -7,7 +7,7 @@ import EventTreeJournal
 /// The three views (`call_history`, `undelivered_history`, `unattended_history`) are each
 /// read in seq order and merged, so that a `LIMIT` stops the reading as soon as it has
 /// enough (asking their union to sort would sort every matching row first). Calls are read
-/// a window of seqs at a time (``JournalReader/callHistoryQuery(seqs:longestRun:)``): a
+/// a window of seqs at a time (``JournalReader/historyQuery(of:seqs:longestRun:)``): a
 /// condition on the call view's seq cannot reach the packed runs' key.
 struct DeliveryHistoryReader {
     static let columns = [
@@ -51,7 +51,7 @@ struct DeliveryHistoryReader {
         sources.append(try Source { () throws -> JournalCursor? in
             while from <= end {
                 let to = end - from < size ? end : from + size - 1
-                let window = try reader.callHistoryQuery(seqs: from..<to + 1, longestRun: longestRun)
+                let window = try reader.historyQuery(of: "call_history", seqs: from..<to + 1, longestRun: longestRun)
                 from = to + 1
                 let cursor = try reader.cursor(select + "(" + window + ")" + filter, arguments)
                 // Past a stretch without calls, windows keep growing: any gap takes a few dozen.

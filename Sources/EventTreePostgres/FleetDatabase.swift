@@ -201,9 +201,15 @@ public actor FleetDatabase {
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
                 let range: [JournalValue] = [.integer(shipped), .integer(end)]
                 let eventsFrom = max(shipped, progress.eventsFinal)
+                let longestRun = try reader.longestCallRun()
                 for view in ShippedView.appendOnly {
+                    // delivery_history by the runs of calls that can hold the batch's seqs
+                    // (a condition on the view's seq alone would unpack every run).
+                    let source = view.name == ShippedView.deliveryHistory.name
+                        ? "(\(try reader.historyQuery(of: view.name, seqs: shipped + 1..<end + 1, longestRun: longestRun)))"
+                        : view.name
                     added[view.name, default: 0] += try await self.copy(
-                        view, from: reader, where: "seq > ? AND seq <= ?", range, id: idText, on: connection)
+                        view, from: reader, source: source, where: "seq > ? AND seq <= ?", range, id: idText, on: connection)
                 }
                 added[ShippedView.eventHistory.name, default: 0] += try await self.copy(
                     .eventHistory, from: reader, where: "seq > ? AND seq <= ?",
@@ -330,10 +336,10 @@ public actor FleetDatabase {
 
     /// Copies the rows of `view` that match `condition` into its table; returns how many.
     private func copy(
-        _ view: ShippedView, from reader: JournalReader, where condition: String, _ arguments: [JournalValue],
-        id: String, on connection: PostgresConnection
+        _ view: ShippedView, from reader: JournalReader, source: String? = nil, where condition: String,
+        _ arguments: [JournalValue], id: String, on connection: PostgresConnection
     ) async throws -> Int {
-        let cursor = try reader.cursor("\(view.select) WHERE \(condition)", arguments)
+        let cursor = try reader.cursor("\(view.select(from: source ?? view.name)) WHERE \(condition)", arguments)
         guard cursor.hasRow else { return 0 }
         var count = 0
         try await connection.copyFrom(table: view.name, columns: ["journal_id"] + view.columns, logger: logger) { writer in

@@ -37,7 +37,7 @@ struct ShippedView: Sendable {
     /// Every shipped view.
     static let all = appendOnly + [eventHistory] + refreshed
 
-    /// `SELECT` of the view's columns.
-    var select: String { "SELECT \(columns.joined(separator: ", ")) FROM \(name)" }
+    /// `SELECT` of the view's columns from `source` (the view, or a query with its columns).
+    func select(from source: String) -> String { "SELECT \(columns.joined(separator: ", ")) FROM \(source)" }
 }
 #endif

@@ -189,10 +189,12 @@ public struct LiveReplay {
     /// The recorded steps of a raise and of everything it caused (its batch).
     private func recordedSteps(of raise: Recorded) throws -> [TraceStep] {
         var steps: [TraceStep] = []
+        guard raise.id.rawValue < raise.end else { return [] }
+        let rows = try reader.historyQuery(
+            of: "delivery_history", seqs: raise.id.rawValue + 1..<raise.end + 1, longestRun: try reader.longestCallRun())
         try reader.forEachRow("""
-            SELECT event_type, node_path, phase, handler_label, outcome FROM delivery_history
-            WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq
-            """, [.integer(session.rawValue), .integer(raise.id.rawValue), .integer(raise.end)]) { row in
+            SELECT event_type, node_path, phase, handler_label, outcome FROM (\(rows)) WHERE session_id = ? ORDER BY seq
+            """, [.integer(session.rawValue)]) { row in
             steps.append(TraceStep(
                 eventType: row.text(0) ?? "?", nodePath: row.text(1) ?? "?", phase: Phase(name: row.text(2) ?? "") ?? .target,
                 handlerLabel: row.text(3), outcome: row.text(4) ?? "?"))

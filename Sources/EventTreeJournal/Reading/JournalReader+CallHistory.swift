@@ -1,27 +1,34 @@
 extension JournalReader {
-    /// A query of the `call_history` view restricted to the calls with a seq in `seqs`, fast
-    /// on a big journal.
+    /// A query of the `call_history` or the `delivery_history` view restricted to the rows
+    /// with a seq in `seqs`, fast on a big journal.
     ///
-    /// Calls are stored packed, a run of them to a `j_call_runs` row, and the view unpacks
-    /// them; a condition on its `seq` cannot reach the runs' key, so over the view itself
+    /// Calls are stored packed, a run of them to a `j_call_runs` row, and the views unpack
+    /// them; a condition on a view's `seq` cannot reach the runs' key, so over the view itself
     /// SQLite unpacks every run of the journal to filter or sort its calls. This is the view's
-    /// own definition (as the journal holds it: the schema is checked to be exactly ours),
-    /// its calls read only from the runs that can hold such seqs, found by their key.
+    /// own definition (as the journal holds it: the schema is checked to be exactly ours), its
+    /// calls read only from the runs that can hold such seqs, found by their key.
     ///
     /// - Parameters:
+    ///   - view: `call_history` or `delivery_history`.
     ///   - seqs: The seqs wanted.
     ///   - longestRun: ``longestCallRun()``, read since the last commit the query may see.
     /// - Returns: `SELECT` text with the view's columns, in no particular order.
-    package func callHistoryQuery(seqs: Range<Int>, longestRun: Int) throws(JournalError) -> String {
-        if cache.callViews == nil {
-            cache.callViews = (history: try viewBody("call_history"), calls: try viewBody("j_calls"))
+    package func historyQuery(of view: String, seqs: Range<Int>, longestRun: Int) throws(JournalError) -> String {
+        if cache.historyViews == nil {
+            cache.historyViews = (
+                delivery: try viewBody("delivery_history"), calls: try viewBody("call_history"), unpacked: try viewBody("j_calls"))
         }
-        guard let views = cache.callViews else { return "" }
+        guard let views = cache.historyViews, view == "call_history" || view == "delivery_history" else {
+            throw .corrupt(path: path, detail: "it has no view \(view) to read by seq")
+        }
         // A run holding a call in `seqs` starts at most `longestRun` seqs before its end.
         let (start, overflowed) = seqs.lowerBound.subtractingReportingOverflow(max(longestRun, 0))
-        let calls = views.calls
+        let unpacked = views.unpacked
             + " WHERE r.seq >= \(overflowed ? Int.min : start) AND r.seq < \(seqs.upperBound) AND r.last_seq >= \(seqs.lowerBound)"
-        let history = views.history.replacingOccurrences(of: "FROM j_calls c", with: "FROM (\(calls)) c")
+        var history = views.calls.replacingOccurrences(of: "FROM j_calls c", with: "FROM (\(unpacked)) c")
+        if view == "delivery_history" {
+            history = views.delivery.replacingOccurrences(of: "SELECT * FROM call_history", with: "SELECT * FROM (\(history))")
+        }
         return "SELECT * FROM (\(history)) WHERE seq >= \(seqs.lowerBound) AND seq < \(seqs.upperBound)"
     }
 

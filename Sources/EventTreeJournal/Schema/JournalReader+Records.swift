@@ -502,7 +502,7 @@ extension JournalReader {
 /// What a reader keeps once read.
 final class ReaderCache {
     var registrations: RecordedRegistrations?
-    /// The `SELECT`s of the views `call_history` and `j_calls` (see
-    /// ``JournalReader/callHistoryQuery(seqs:longestRun:)``).
-    var callViews: (history: String, calls: String)?
+    /// The `SELECT`s of the views `delivery_history`, `call_history` and `j_calls` (see
+    /// ``JournalReader/historyQuery(of:seqs:longestRun:)``).
+    var historyViews: (delivery: String, calls: String, unpacked: String)?
 }
