@@ -34,7 +34,7 @@ import Testing
         // A run is reused after it is closed.
         let run = CallRun()
         run.append(calls[0], of: 100)
-        _ = run.close { _ in }
+        run.close { _ in }
         #expect(run.isEmpty)
         run.append(calls[1], of: 100)
         #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[12,242,0,null]]")
