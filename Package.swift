@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["EventTree", "CEventTreeSQLite", .product(name: "Crypto", package: "swift-crypto")],
             plugins: ["EmbedMigrations"]),
         .target(name: "EventTreeReplay", dependencies: ["EventTree", "EventTreeJournal"]),
-        .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "CEventTreeSQLite"]),
+        .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"]),
         .target(
             name: "EventTreeReport",
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"],

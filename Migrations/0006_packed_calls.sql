@@ -14,6 +14,9 @@ CREATE TABLE j_call_runs (
     last_seq INTEGER NOT NULL,
     calls    TEXT NOT NULL
 );
+-- An event's calls are found by its id (call_history joins on it): the calls of one event,
+-- or of the events raised after some seq, are read without unpacking every run.
+CREATE INDEX j_call_runs_by_event ON j_call_runs (event_id);
 
 -- Every call row becomes a run of one call (a run's calls need not be adjacent seqs).
 INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
@@ -24,7 +27,8 @@ DROP VIEW delivery_history;
 DROP VIEW call_history;
 DROP TABLE j_calls;
 
--- j_calls stays, as a view with the columns the table had: one row per handler call.
+-- j_calls stays, as a view with the columns the table had (and its event's id): one row per
+-- handler call.
 -- code is (seq - event_id) * 32 + phase * 8 + outcome (see version 1). A run whose text is
 -- not JSON shows no calls here (as an unknown code reads as NULL); verify and replay name it.
 CREATE VIEW j_calls AS
@@ -32,7 +36,8 @@ SELECT r.event_id + (json_extract(c.value, '$[1]') >> 5) AS seq,
        json_extract(c.value, '$[0]') AS handler_no,
        json_extract(c.value, '$[1]') AS code,
        json_extract(c.value, '$[2]') AS nanos,
-       json_extract(c.value, '$[3]') AS offset_us
+       json_extract(c.value, '$[3]') AS offset_us,
+       r.event_id AS event_id
 FROM j_call_runs r, json_each(CASE WHEN json_valid(r.calls) THEN r.calls ELSE '[]' END) c;
 
 -- The views over calls, as in version 2 (they are made again over the new j_calls).
@@ -55,7 +60,7 @@ SELECT c.seq AS seq,
        CASE WHEN c.code & 7 = 5 THEN d.text END AS answer,
        strftime('%Y-%m-%dT%H:%M:%fZ', s.started_at + (e.raised_us + c.offset_us) / 1000000.0, 'unixepoch') AS at
 FROM j_calls c
-JOIN j_events e ON e.event_id = c.seq - (c.code >> 5)
+JOIN j_events e ON e.event_id = c.event_id
 JOIN j_sessions s ON s.session_id = e.session_id
 JOIN j_types t ON t.type_id = e.type_id
 JOIN j_handlers h ON h.handler_no = c.handler_no

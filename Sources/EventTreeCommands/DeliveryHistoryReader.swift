@@ -4,11 +4,13 @@ import EventTreeJournal
 /// lost to released nodes, and dead letters and unhandled errors (as rows of their own
 /// `outcome`, `deadLetter` and `unhandledError`).
 ///
-/// The three views (`call_history`, `undelivered_history`, `unattended_history`) are each
-/// read in seq order and merged, so that a `LIMIT` stops the reading as soon as it has
-/// enough (asking their union to sort would sort every matching row first). Calls are read
-/// a window of seqs at a time (``JournalReader/historyQuery(of:seqs:longestRun:)``): a
-/// condition on the call view's seq cannot reach the packed runs' key.
+/// The journal is read a window of seqs at a time: in each, the three views
+/// (`call_history`, `undelivered_history`, `unattended_history`) are read in seq order and
+/// merged, so that a `LIMIT` stops the reading as soon as it has enough (asking their union
+/// to sort would sort every matching row first). Calls come by the runs that can hold the
+/// window's seqs (``JournalReader/historyQuery(of:seqs:extent:)``): a condition on the call
+/// view's seq cannot reach the packed runs' key. Each window is its own read transaction,
+/// so that a reader following a journal never holds the writer's log for long.
 struct DeliveryHistoryReader {
     static let columns = [
         "seq", "session_id", "event_id", "event_type", "node_path", "phase", "handler_label", "handler_location",
@@ -16,10 +18,11 @@ struct DeliveryHistoryReader {
     ]
     /// The views other than `call_history`, whose rows are found by their seq directly.
     static let views = ["undelivered_history", "unattended_history"]
-    /// How many seqs the first window of calls covers (a `LIMIT` is met early); each next one
-    /// covers twice as many, up to ``largestCallWindow``, so that reading all takes few.
-    static let firstCallWindow = 1_024
-    static let largestCallWindow = 65_536
+    /// How many seqs the first window covers (a `LIMIT` is met early); each next one covers
+    /// twice as many, up to ``largestWindow`` (past a stretch without rows, without limit: a
+    /// gap takes a few dozen windows at most).
+    static let firstWindow = 1_024
+    static let largestWindow = 65_536
 
     let reader: JournalReader
 
@@ -29,68 +32,30 @@ struct DeliveryHistoryReader {
         where conditions: [String], _ arguments: [JournalValue], seqs: ClosedRange<Int> = 1...Int.max - 1, limit: Int?,
         _ body: (JournalRow) throws -> Void
     ) throws {
-        let conditions = conditions + ["seq >= \(seqs.lowerBound)", "seq <= \(seqs.upperBound)"]
-        let filter = " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq"
+        let filter = conditions.isEmpty ? " ORDER BY seq" : " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq"
         let select = "SELECT \(Self.columns.joined(separator: ", ")) FROM "
-        var bound = arguments
-        var limitClause = ""
-        if let limit {
-            limitClause = " LIMIT ?"
-            bound.append(.integer(limit))
-        }
-        var sources = try Self.views.map { view in
-            Source(cursor: try reader.cursor(select + view + filter + limitClause, bound))
-        }
-        // Calls, window by window up to the last run's end.
-        let longestRun = try reader.longestCallRun()
-        let lastRun = try reader.rows("SELECT coalesce(max(seq), 0) FROM j_call_runs").first?.first?.int ?? 0
-        let (lastCall, overflowed) = lastRun.addingReportingOverflow(longestRun)
-        let end = min(seqs.upperBound, overflowed ? Int.max - 1 : lastCall)
+        let extent = try reader.packedCallExtent()
+        let last = try reader.rows("""
+            SELECT max(coalesce((SELECT max(seq) FROM j_undelivered), 0), coalesce((SELECT max(unattended_seq) FROM j_event_details), 0))
+            """).first?.first?.int ?? 0
+        let end = min(seqs.upperBound, max(extent.lastSeq, last))
         var from = seqs.lowerBound
-        var size = Self.firstCallWindow
-        sources.append(try Source { () throws -> JournalCursor? in
-            while from <= end {
-                let to = end - from < size ? end : from + size - 1
-                let window = try reader.historyQuery(of: "call_history", seqs: from..<to + 1, longestRun: longestRun)
-                from = to + 1
-                let cursor = try reader.cursor(select + "(" + window + ")" + filter, arguments)
-                // Past a stretch without calls, windows keep growing: any gap takes a few dozen.
-                size = cursor.hasRow ? min(size * 2, Self.largestCallWindow) : (size < 1 << 50 ? size * 2 : size)
-                if cursor.hasRow { return cursor }
-            }
-            return nil
-        })
+        var size = Self.firstWindow
         var emitted = 0
-        while let next = sources.filter(\.hasRow).min(by: { $0.seq < $1.seq }) {
-            if let limit, emitted >= limit { return }
-            try body(next.row)
-            emitted += 1
-            try next.advance()
-        }
-    }
-
-    /// One of the merged streams: a cursor, and for calls where the next window comes from.
-    private final class Source {
-        private var cursor: JournalCursor?
-        private let nextWindow: (() throws -> JournalCursor?)?
-
-        init(cursor: JournalCursor) {
-            self.cursor = cursor
-            nextWindow = nil
-        }
-
-        init(windows: @escaping () throws -> JournalCursor?) throws {
-            nextWindow = windows
-            cursor = try windows()
-        }
-
-        var hasRow: Bool { cursor?.hasRow ?? false }
-        var row: JournalRow { cursor!.row }
-        var seq: Int { row.int(0) }
-
-        func advance() throws {
-            try cursor?.advance()
-            if !(cursor?.hasRow ?? false), let nextWindow { cursor = try nextWindow() }
+        while from <= end {
+            let to = end - from < size ? end : from + size - 1
+            let calls = try reader.historyQuery(of: "call_history", seqs: from..<to + 1, extent: extent)
+            let queries = ["(\(calls))"] + Self.views.map { "(SELECT * FROM \($0) WHERE seq >= \(from) AND seq <= \(to))" }
+            let sources = try queries.map { try reader.cursor(select + $0 + filter, arguments) }
+            from = to + 1
+            let found = sources.contains(where: \.hasRow)
+            while let next = sources.filter(\.hasRow).min(by: { $0.row.int(0) < $1.row.int(0) }) {
+                if let limit, emitted >= limit { return }
+                try body(next.row)
+                emitted += 1
+                try next.advance()
+            }
+            size = found ? min(size * 2, Self.largestWindow) : (size < 1 << 50 ? size * 2 : size)
         }
     }
 }

@@ -201,12 +201,12 @@ public actor FleetDatabase {
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
                 let range: [JournalValue] = [.integer(shipped), .integer(end)]
                 let eventsFrom = max(shipped, progress.eventsFinal)
-                let longestRun = try reader.longestCallRun()
+                let calls = try reader.packedCallExtent()
                 for view in ShippedView.appendOnly {
                     // delivery_history by the runs of calls that can hold the batch's seqs
                     // (a condition on the view's seq alone would unpack every run).
                     let source = view.name == ShippedView.deliveryHistory.name
-                        ? "(\(try reader.historyQuery(of: view.name, seqs: shipped + 1..<end + 1, longestRun: longestRun)))"
+                        ? "(\(try reader.historyQuery(of: view.name, seqs: shipped + 1..<end + 1, extent: calls)))"
                         : view.name
                     added[view.name, default: 0] += try await self.copy(
                         view, from: reader, source: source, where: "seq > ? AND seq <= ?", range, id: idText, on: connection)

@@ -1,5 +1,5 @@
+import EventTreeJournal
 import Foundation
-import EventTreeTesting
 import Testing
 
 /// Runs the built `eventtree` executable, as a user would.

@@ -11,9 +11,9 @@ extension JournalReader {
     /// - Parameters:
     ///   - view: `call_history` or `delivery_history`.
     ///   - seqs: The seqs wanted.
-    ///   - longestRun: ``longestCallRun()``, read since the last commit the query may see.
+    ///   - extent: ``packedCallExtent()``, read since the last commit the query may see.
     /// - Returns: `SELECT` text with the view's columns, in no particular order.
-    package func historyQuery(of view: String, seqs: Range<Int>, longestRun: Int) throws(JournalError) -> String {
+    package func historyQuery(of view: String, seqs: Range<Int>, extent: PackedCallExtent) throws(JournalError) -> String {
         if cache.historyViews == nil {
             cache.historyViews = (
                 delivery: try viewBody("delivery_history"), calls: try viewBody("call_history"), unpacked: try viewBody("j_calls"))
@@ -22,7 +22,7 @@ extension JournalReader {
             throw .corrupt(path: path, detail: "it has no view \(view) to read by seq")
         }
         // A run holding a call in `seqs` starts at most `longestRun` seqs before its end.
-        let (start, overflowed) = seqs.lowerBound.subtractingReportingOverflow(max(longestRun, 0))
+        let (start, overflowed) = seqs.lowerBound.subtractingReportingOverflow(extent.longestRun)
         let unpacked = views.unpacked
             + " WHERE r.seq >= \(overflowed ? Int.min : start) AND r.seq < \(seqs.upperBound) AND r.last_seq >= \(seqs.lowerBound)"
         var history = views.calls.replacingOccurrences(of: "FROM j_calls c", with: "FROM (\(unpacked)) c")
@@ -32,10 +32,13 @@ extension JournalReader {
         return "SELECT * FROM (\(history)) WHERE seq >= \(seqs.lowerBound) AND seq < \(seqs.upperBound)"
     }
 
-    /// How many seqs the longest run of calls spans (its last seq minus its first): a run
-    /// holding a given seq starts at most this far before it.
-    package func longestCallRun() throws(JournalError) -> Int {
-        try integer("SELECT coalesce(max(last_seq - seq), 0) FROM j_call_runs") ?? 0
+    /// Where the journal's packed calls lie (one pass over the runs' keys, none over their calls).
+    package func packedCallExtent() throws(JournalError) -> PackedCallExtent {
+        var extent = PackedCallExtent(longestRun: 0, lastSeq: 0)
+        try each("SELECT coalesce(max(last_seq - seq), 0), coalesce(max(last_seq), 0) FROM j_call_runs") { row throws(JournalError) in
+            extent = PackedCallExtent(longestRun: max(row.int(0), 0), lastSeq: row.int(1))
+        }
+        return extent
     }
 
     /// The `SELECT` that defines the view `name`, as the journal holds it.
@@ -49,4 +52,14 @@ extension JournalReader {
         }
         return String(sql[start.upperBound...])
     }
+}
+
+/// Where a journal's packed calls lie, for reading them by seq
+/// (``JournalReader/historyQuery(of:seqs:extent:)``).
+package struct PackedCallExtent: Sendable {
+    /// How many seqs the longest run of calls spans (its last seq minus its first): a run
+    /// holding a given seq starts at most this far before it.
+    package let longestRun: Int
+    /// No call has a higher seq.
+    package let lastSeq: Int
 }

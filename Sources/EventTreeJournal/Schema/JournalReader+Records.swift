@@ -503,6 +503,6 @@ extension JournalReader {
 final class ReaderCache {
     var registrations: RecordedRegistrations?
     /// The `SELECT`s of the views `delivery_history`, `call_history` and `j_calls` (see
-    /// ``JournalReader/historyQuery(of:seqs:longestRun:)``).
+    /// ``JournalReader/historyQuery(of:seqs:extent:)``).
     var historyViews: (delivery: String, calls: String, unpacked: String)?
 }

@@ -1,8 +1,8 @@
 import CEventTreeSQLite
 
 /// Alters a closed journal file the way another program could (a bug, a careless script, an
-/// attacker), so that a test can check what `verify`, replay and the reading commands make
-/// of it. Never use it on a journal you keep.
+/// attacker), so that this package's tests can check what `verify`, replay and the reading
+/// commands make of it. It lives here because only this module knows the tables.
 ///
 /// Handler calls are packed, one `j_call_runs` row per run of calls (see the journal schema),
 /// so that changing or removing one call means rewriting its run; these do that.
@@ -11,9 +11,9 @@ import CEventTreeSQLite
 /// try JournalTampering.changeCall(at: 42, in: path, column: .nanos) { $0 + 1 }
 /// // eventtree verify: "altered at seq 42: it was changed, inserted or moved …"
 /// ```
-public enum JournalTampering {
+package enum JournalTampering {
     /// A column of a handler call, in the order a run keeps them.
-    public enum CallColumn: Int, Sendable {
+    package enum CallColumn: Int, Sendable {
         case handlerNumber = 0
         case code = 1
         case nanos = 2
@@ -21,15 +21,15 @@ public enum JournalTampering {
     }
 
     /// What went wrong: the SQL failed, or there is no call at the seq given.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// What happened.
-        public let description: String
+        package let description: String
     }
 
     /// Runs `sql` (any number of statements) on the file at `path` through the plain C API.
     ///
     /// - Throws: ``Failure`` with SQLite's message when a statement fails.
-    public static func execute(_ sql: String, on path: String) throws(Failure) {
+    package static func execute(_ sql: String, on path: String) throws(Failure) {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
         guard sqlite3_open(path, &db) == SQLITE_OK else {
@@ -43,7 +43,7 @@ public enum JournalTampering {
     }
 
     /// Sets `column` of the handler call at `seq` to `change` of its value, inside its run.
-    public static func changeCall(
+    package static func changeCall(
         at seq: Int, in path: String, column: CallColumn, to change: (Int) -> Int
     ) throws(Failure) {
         let (run, index, _) = try place(ofCallAt: seq, in: path)
@@ -54,7 +54,7 @@ public enum JournalTampering {
     }
 
     /// Removes the handler call at `seq` from its run (and the run, when it was its only call).
-    public static func removeCall(at seq: Int, in path: String) throws(Failure) {
+    package static func removeCall(at seq: Int, in path: String) throws(Failure) {
         let (run, index, count) = try place(ofCallAt: seq, in: path)
         guard count > 1 else { return try execute("DELETE FROM j_call_runs WHERE seq = \(run)", on: path) }
         try execute("""
