@@ -21,11 +21,13 @@ final class CallRun {
         var isMalformed: Bool { code < 0 }
     }
 
+    // Used by one thread, the writer's: no dynamic exclusivity check on each access.
+
     /// The event the calls belong to.
-    private(set) var event = 0
+    @exclusivity(unchecked) private(set) var event = 0
     /// The seq of the first call and of the last one (0 when empty).
-    private(set) var firstSeq = 0
-    private(set) var lastSeq = 0
+    @exclusivity(unchecked) private(set) var firstSeq = 0
+    @exclusivity(unchecked) private(set) var lastSeq = 0
     /// The row's `calls` text so far (without its closing bracket while open).
     private let text = Text()
 
@@ -86,6 +88,14 @@ final class CallRun {
         return try body(text.bytes)
     }
 
+    /// Trades everything (event, calls, buffer) with `other`.
+    func exchange(with other: CallRun) {
+        swap(&event, &other.event)
+        swap(&firstSeq, &other.firstSeq)
+        swap(&lastSeq, &other.lastSeq)
+        text.exchange(with: other.text)
+    }
+
     /// Forgets the calls added since the run was last closed.
     func discard() {
         firstSeq = 0
@@ -117,15 +127,22 @@ final class CallRun {
     /// Bytes written in place (no copy-on-write check or growth test per byte); used by one
     /// thread, the writer's.
     private final class Text {
-        private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
-        private var capacity = 512
-        var count = 0
+        @exclusivity(unchecked) private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+        @exclusivity(unchecked) private var capacity = 512
+        @exclusivity(unchecked) var count = 0
 
         deinit {
             storage.deallocate()
         }
 
         var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+        /// Trades buffers with `other`.
+        func exchange(with other: Text) {
+            swap(&storage, &other.storage)
+            swap(&capacity, &other.capacity)
+            swap(&count, &other.count)
+        }
 
         /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.
         func write(atMost limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {

@@ -38,9 +38,14 @@ final class RowWriter {
     private let advanceSequence: Statement
     private let settleSequence: Statement
 
-    /// The calls of one event written since the last other record's call: one row of
-    /// `j_call_runs` when it ends (see ``CallRun``).
+    /// The calls of the event whose call came last in the batch being written: one row of
+    /// `j_call_runs` at the batch's end (see ``CallRun``).
     private let run = CallRun()
+    /// The runs of the batch's other events (a raise inside a handler interrupts its cause's
+    /// calls): each event's calls in a batch make one run, one row.
+    @exclusivity(unchecked) private var otherRuns: [Int: CallRun] = [:]
+    /// Emptied runs, kept for their buffers.
+    @exclusivity(unchecked) private var spareRuns: [CallRun] = []
     /// Scratch space for one record's chain bytes.
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
@@ -151,7 +156,7 @@ final class RowWriter {
                 for record in batch.records {
                     try apply(record, session: batch.session, thread: batch.thread, count: &count, endsSession: &publish)
                 }
-                try closeRun()
+                try closeRuns()
                 model.pendingCounts[batch.session] = count
             }
             try insertUnfinishedEvents()
@@ -189,6 +194,11 @@ final class RowWriter {
             try commit.run()
         } catch {
             run.discard()
+            for other in otherRuns.values {
+                other.discard()
+                spareRuns.append(other)
+            }
+            otherRuns.removeAll(keepingCapacity: true)
             eventRows.discard()
             runRows.discard()
             model = saved
@@ -218,7 +228,7 @@ final class RowWriter {
                 lastCallEvent = (call.event, raisedAt)
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
-            if !run.continues(call.event.rawValue) { try closeRun() }
+            if !run.continues(call.event.rawValue) { switchRun(to: call.event.rawValue) }
             run.append(
                 CallRun.Call(seq: seq, handlerNumber: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset),
                 of: call.event.rawValue)
@@ -556,8 +566,32 @@ final class RowWriter {
         model.openEvents = [:]
     }
 
-    /// Writes the run of calls being gathered, if any, as one `j_call_runs` row.
-    private func closeRun() throws(SQLiteError) {
+    /// Makes `event`'s run the one calls are added to, keeping the current one open.
+    private func switchRun(to event: Int) {
+        // The first calls of a batch (mostly its only event's): the empty run takes them.
+        if run.isEmpty && otherRuns.isEmpty { return }
+        // `event`'s open run (or an empty one) and the current one trade places.
+        let other = otherRuns.removeValue(forKey: event) ?? spareRuns.popLast() ?? CallRun()
+        run.exchange(with: other)
+        if other.isEmpty {
+            spareRuns.append(other)
+        } else {
+            otherRuns[other.event] = other
+        }
+    }
+
+    /// Writes the runs of calls gathered in a batch, each as one `j_call_runs` row.
+    private func closeRuns() throws(SQLiteError) {
+        try close(run)
+        guard !otherRuns.isEmpty else { return }
+        for other in otherRuns.values {
+            try close(other)
+            spareRuns.append(other)
+        }
+        otherRuns.removeAll(keepingCapacity: true)
+    }
+
+    private func close(_ run: CallRun) throws(SQLiteError) {
         guard !run.isEmpty else { return }
         runRows.append(.integer(run.firstSeq))
         runRows.append(.integer(run.event))
