@@ -1,8 +1,10 @@
 -- EventTree journal, schema version 6: handler calls are packed, one row per run of calls.
 --
--- A run is consecutive calls of one event written together (a raise's calls mostly make
--- one run; a raise inside a handler splits its cause's calls into two). Inserting one row
--- for ten calls rather than ten rows is what lets the writer keep up with the bus.
+-- A run is the calls of one event handed to the writer together (a raise's calls make one
+-- run; a raise's calls handed over in two batches, two). Its calls need not be adjacent
+-- seqs: a raise inside a handler numbers its own records between its cause's calls, and
+-- runs of raises on two threads may interleave. Inserting one row for ten calls rather than
+-- ten rows is what lets the writer keep up with the bus.
 --
 -- calls is a JSON array with one array per call, in seq order:
 --   [handler_no, code, nanos, offset_us]
@@ -18,7 +20,7 @@ CREATE TABLE j_call_runs (
 -- or of the events raised after some seq, are read without unpacking every run.
 CREATE INDEX j_call_runs_by_event ON j_call_runs (event_id);
 
--- Every call row becomes a run of one call (a run's calls need not be adjacent seqs).
+-- Every call row becomes a run of one call.
 INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
 SELECT seq, seq - (code >> 5), seq, json_array(json_array(handler_no, code, nanos, offset_us))
 FROM j_calls ORDER BY seq;

@@ -1,5 +1,5 @@
-/// A run of handler calls as one `j_call_runs` row keeps it: consecutive calls of one event,
-/// in seq order, their columns as a JSON array of `[handler_no, code, nanos, offset_us]`
+/// A run of handler calls as one `j_call_runs` row keeps it: the calls of one event handed to
+/// the writer together, in seq order, their columns as a JSON array of `[handler_no, code, nanos, offset_us]`
 /// arrays (so that plain SQL unpacks them with `json_each`, as the `j_calls` view does).
 ///
 /// A call's seq is not stored: it is its event's id plus the distance its code carries.
