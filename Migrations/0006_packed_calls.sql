@@ -19,6 +19,9 @@ CREATE TABLE j_call_runs (
 -- An event's calls are found by its id (call_history joins on it): the calls of one event,
 -- or of the events raised after some seq, are read without unpacking every run.
 CREATE INDEX j_call_runs_by_event ON j_call_runs (event_id);
+-- Dead letters and unhandled errors by their seq: readers that page through the delivery
+-- history a window of seqs at a time find them without scanning every event's details.
+CREATE INDEX j_event_details_by_unattended ON j_event_details (unattended_seq) WHERE unattended_seq IS NOT NULL;
 
 -- Every call row becomes a run of one call.
 INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
