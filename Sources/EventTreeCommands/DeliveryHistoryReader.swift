@@ -34,11 +34,8 @@ struct DeliveryHistoryReader {
     ) throws {
         let filter = conditions.isEmpty ? " ORDER BY seq" : " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq"
         let select = "SELECT \(Self.columns.joined(separator: ", ")) FROM "
-        let extent = try reader.packedCallExtent()
-        let last = try reader.rows("""
-            SELECT max(coalesce((SELECT max(seq) FROM j_undelivered), 0), coalesce((SELECT max(unattended_seq) FROM j_event_details), 0))
-            """).first?.first?.int ?? 0
-        let end = min(seqs.upperBound, max(extent.lastSeq, last))
+        let extent = try reader.deliveryHistoryExtent()
+        let end = min(seqs.upperBound, extent.lastSeq)
         var from = seqs.lowerBound
         var size = Self.firstWindow
         var emitted = 0

@@ -201,7 +201,7 @@ public actor FleetDatabase {
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }
                 let range: [JournalValue] = [.integer(shipped), .integer(end)]
                 let eventsFrom = max(shipped, progress.eventsFinal)
-                let calls = try reader.packedCallExtent()
+                let calls = try reader.deliveryHistoryExtent()
                 for view in ShippedView.appendOnly {
                     // delivery_history by the runs of calls that can hold the batch's seqs
                     // (a condition on the view's seq alone would unpack every run).

@@ -191,7 +191,7 @@ public struct LiveReplay {
         var steps: [TraceStep] = []
         guard raise.id.rawValue < raise.end else { return [] }
         let rows = try reader.historyQuery(
-            of: "delivery_history", seqs: raise.id.rawValue + 1..<raise.end + 1, extent: try reader.packedCallExtent())
+            of: "delivery_history", seqs: raise.id.rawValue + 1..<raise.end + 1, extent: try reader.deliveryHistoryExtent())
         try reader.forEachRow("""
             SELECT event_type, node_path, phase, handler_label, outcome FROM (\(rows)) WHERE session_id = ? ORDER BY seq
             """, [.integer(session.rawValue)]) { row in

@@ -11,9 +11,9 @@ extension JournalReader {
     /// - Parameters:
     ///   - view: `call_history` or `delivery_history`.
     ///   - seqs: The seqs wanted.
-    ///   - extent: ``packedCallExtent()``, read since the last commit the query may see.
+    ///   - extent: ``deliveryHistoryExtent()``, read since the last commit the query may see.
     /// - Returns: `SELECT` text with the view's columns, in no particular order.
-    package func historyQuery(of view: String, seqs: Range<Int>, extent: PackedCallExtent) throws(JournalError) -> String {
+    package func historyQuery(of view: String, seqs: Range<Int>, extent: DeliveryHistoryExtent) throws(JournalError) -> String {
         if cache.historyViews == nil {
             cache.historyViews = (
                 delivery: try viewBody("delivery_history"), calls: try viewBody("call_history"), unpacked: try viewBody("j_calls"))
@@ -32,11 +32,17 @@ extension JournalReader {
         return "SELECT * FROM (\(history)) WHERE seq >= \(seqs.lowerBound) AND seq < \(seqs.upperBound)"
     }
 
-    /// Where the journal's packed calls lie (one pass over the runs' keys, none over their calls).
-    package func packedCallExtent() throws(JournalError) -> PackedCallExtent {
-        var extent = PackedCallExtent(longestRun: 0, lastSeq: 0)
-        try each("SELECT coalesce(max(last_seq - seq), 0), coalesce(max(last_seq), 0) FROM j_call_runs") { row throws(JournalError) in
-            extent = PackedCallExtent(longestRun: max(row.int(0), 0), lastSeq: row.int(1))
+    /// Where the journal's delivery history lies (one pass over the runs' keys, none over
+    /// their calls; the last undelivered step and dead letter by their indexes).
+    package func deliveryHistoryExtent() throws(JournalError) -> DeliveryHistoryExtent {
+        var extent = DeliveryHistoryExtent(longestRun: 0, lastSeq: 0)
+        try each("""
+            SELECT coalesce(max(last_seq - seq), 0),
+                   max(coalesce(max(last_seq), 0), coalesce((SELECT max(seq) FROM j_undelivered), 0),
+                       coalesce((SELECT max(unattended_seq) FROM j_event_details), 0))
+            FROM j_call_runs
+            """) { row throws(JournalError) in
+            extent = DeliveryHistoryExtent(longestRun: max(row.int(0), 0), lastSeq: row.int(1))
         }
         return extent
     }
@@ -54,12 +60,13 @@ extension JournalReader {
     }
 }
 
-/// Where a journal's packed calls lie, for reading them by seq
+/// Where a journal's delivery history lies, for reading it by seq
 /// (``JournalReader/historyQuery(of:seqs:extent:)``).
-package struct PackedCallExtent: Sendable {
+package struct DeliveryHistoryExtent: Sendable {
     /// How many seqs the longest run of calls spans (its last seq minus its first): a run
     /// holding a given seq starts at most this far before it.
     package let longestRun: Int
-    /// No call has a higher seq.
+    /// No row of the delivery history (call, undelivered step, dead letter or unhandled
+    /// error) has a higher seq.
     package let lastSeq: Int
 }
