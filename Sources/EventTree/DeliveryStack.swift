@@ -12,7 +12,8 @@ import Darwin
 /// A raise from inside a handler finds here the event it was raised for (its cause) and
 /// the records of the outermost raise it belongs to, so that a nested raise is journaled
 /// with its cause and in the same batch. It also keeps the thread's spare record buffer (see
-/// ``Recorder/recycledRecords()``). One per thread, never shared.
+/// ``Recorder/recycledRecords()``) and its spare event boxes. One per thread, never shared.
+@usableFromInline
 final class DeliveryStack {
     struct Frame {
         let bus: ObjectIdentifier
@@ -33,6 +34,46 @@ final class DeliveryStack {
 
     /// An empty buffer the recorder handed back, for this thread's next recorded raise.
     private var spareRecords: [FactRecord]?
+
+    /// Emptied event boxes for this thread's next raises, one slot per few box types (a
+    /// type's box goes to the slot its class picks; a box of another type there is replaced).
+    private let spareBoxes: UnsafeMutablePointer<AnyEventBox?>
+    private static let spareBoxSlots = 8
+
+    init() {
+        spareBoxes = .allocate(capacity: Self.spareBoxSlots)
+        spareBoxes.initialize(repeating: nil, count: Self.spareBoxSlots)
+    }
+
+    deinit {
+        spareBoxes.deinitialize(count: Self.spareBoxSlots)
+        spareBoxes.deallocate()
+    }
+
+    /// The slot for boxes of the class `type`.
+    private func slot(for type: ObjectIdentifier) -> UnsafeMutablePointer<AnyEventBox?> {
+        spareBoxes + Int((UInt(bitPattern: type) >> 4) & UInt(Self.spareBoxSlots - 1))
+    }
+
+    /// Takes the spare box of the class `type`, if this thread has one.
+    @usableFromInline
+    func spareBox(ofType type: ObjectIdentifier) -> AnyEventBox? {
+        let slot = slot(for: type)
+        // Moved out and back rather than copied: no reference counting for a miss or a hit.
+        let spare = slot.move()
+        if let spare, ObjectIdentifier(Swift.type(of: spare)) == type {
+            slot.initialize(to: nil)
+            return spare
+        }
+        slot.initialize(to: spare)
+        return nil
+    }
+
+    /// Keeps the emptied `box` for a later raise of its type on this thread.
+    @usableFromInline
+    func keepSpareBox(_ box: __owned AnyEventBox) {
+        slot(for: ObjectIdentifier(type(of: box))).pointee = box
+    }
 
     /// Takes the spare buffer, if there is one.
     func takeSpareRecords() -> [FactRecord]? {
@@ -88,6 +129,7 @@ final class DeliveryStack {
     }
 
     /// This thread's stack.
+    @usableFromInline
     static var current: DeliveryStack {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<DeliveryStack>.fromOpaque(pointer).takeUnretainedValue()

@@ -3,7 +3,8 @@
 /// dynamic cast.
 @usableFromInline
 class AnyEventBox: @unchecked Sendable {
-    // Safe: immutable; subclasses add one immutable Sendable value.
+    // Safe: a box's value is set only while one thread holds the box alone (see
+    // `DeliveryStack.spareBox(ofType:)`); while a delivery shares it, it is not changed.
 
     /// The value, for the slow path (protocol- or superclass-typed handlers).
     @usableFromInline var anyValue: any Sendable { fatalError("abstract") }
@@ -15,26 +16,55 @@ class AnyEventBox: @unchecked Sendable {
 
 /// The box for values of type `Value`. Usable from inlinable code, so that a raise
 /// specialized in the caller's module makes its box without a runtime metadata lookup.
+///
+/// A synchronous raise hands its box back to its thread's ``DeliveryStack`` when nothing
+/// else holds it, emptied, so that the next raise of the type on that thread reuses it
+/// instead of allocating one (`stored` is `nil` only while the box waits there).
 @usableFromInline
 final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
-    // Safe: `value` is immutable and Sendable.
-    @usableFromInline let value: Value
-    /// Wraps the value as a payload (the box knows `Value` only as `Sendable`).
+    /// The value; `nil` while the box is a spare. Unchecked: it changes only while one thread
+    /// holds the box alone, and every handler call reads it.
+    @exclusivity(unchecked) @usableFromInline var stored: Value?
     let wrap: @Sendable (Value) -> RaisedEvent.Payload
 
     @usableFromInline
     init(_ value: Value, wrap: @escaping @Sendable (Value) -> RaisedEvent.Payload) {
-        self.value = value
+        stored = value
         self.wrap = wrap
     }
+
+    /// The value the box carries (a box in use always carries one).
+    @inlinable var value: Value { stored.unsafelyUnwrapped }
 
     @usableFromInline override var anyValue: any Sendable { value }
 
     override var payload: RaisedEvent.Payload { wrap(value) }
 }
 
-/// Boxes an event under its dynamic type (the existential is opened).
 func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event) { .event($0) } }
 
-/// Boxes an error under its dynamic type.
 func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error) { .error($0) } }
+
+extension DeliveryStack {
+    /// A box carrying `event`: this thread's spare box of the type if it has one, otherwise
+    /// a new one.
+    @inlinable
+    func box<E: Event>(carrying event: E) -> EventBox<E> {
+        if let spare = spareBox(ofType: ObjectIdentifier(EventBox<E>.self)) {
+            let box = unsafeDowncast(spare, to: EventBox<E>.self)
+            box.stored = event
+            return box
+        }
+        return EventBox(event) { .event($0) }
+    }
+
+    /// Keeps `box`, emptied, for the next raise of its type on this thread, unless
+    /// something else still holds it (a type's first box stays with the bus as its sample).
+    @inlinable
+    func recycle<E>(_ box: consuming EventBox<E>) {
+        var box = box
+        guard isKnownUniquelyReferenced(&box) else { return }
+        box.stored = nil
+        keepSpareBox(box)
+    }
+}

@@ -106,8 +106,8 @@ extension EventBus {
     }
 
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
-    /// delivery's records to the recorder.
-    func end(_ delivery: inout Delivery) -> RaiseResult {
+    /// delivery's records to the recorder. `stack` is the thread's that ends it.
+    func end(_ delivery: inout Delivery, stack: DeliveryStack = .current) -> RaiseResult {
         delivery.recordEnd()
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
@@ -124,7 +124,7 @@ extension EventBus {
                 batch.records = []
                 recording = recorder.record(records, session: session)
                 // A buffer the recorder is done with, for this thread's next batch.
-                DeliveryStack.current.keepSpareRecords(recorder.recycledRecords())
+                stack.keepSpareRecords(recorder.recycledRecords())
             } else {
                 recording = .withEnclosingRaise
             }
@@ -135,22 +135,23 @@ extension EventBus {
     // MARK: The synchronous driver
 
     /// The entry point of the inlinable raise: delivers an event already boxed (by code
-    /// specialized for its type) from the calling thread.
+    /// specialized for its type) from the calling thread, whose `stack` the raise has.
     @usableFromInline
     func deliverBoxed(
         _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
-        policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool
+        policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool, stack: DeliveryStack
     ) -> RaiseResult {
-        deliver(box, channel: .events, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor)
+        deliver(
+            box, channel: .events, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor,
+            stack: stack)
     }
 
     /// Delivers the value in `box` on `channel` from the calling thread and returns how it ended.
     func deliver(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
-        cause: EventID? = nil, inherited: RecordBatch?? = nil
+        cause: EventID? = nil, inherited: RecordBatch?? = nil, stack: DeliveryStack = .current
     ) -> RaiseResult {
-        let stack = DeliveryStack.current
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited, stack: stack)
@@ -180,17 +181,17 @@ extension EventBus {
             case let .reportError(error, node, cause)?:
                 _ = deliver(
                     makeBox(error), channel: .errors, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
-                    inherited: .some(delivery.batch))
+                    inherited: .some(delivery.batch), stack: stack)
             case let .convert(event, node, cause)?:
                 _ = deliver(
                     makeBox(event), channel: .events, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
-                    inherited: .some(delivery.batch))
+                    inherited: .some(delivery.batch), stack: stack)
             case nil:
                 break
             }
         }
         stack.pop(restoring: outerCall)
-        return end(&delivery)
+        return end(&delivery, stack: stack)
     }
 
     // MARK: The async driver

@@ -19,10 +19,14 @@ extension EventNode {
         _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
+        let stack = DeliveryStack.current
+        let box = stack.box(carrying: event)
         // (The shared main actor is looked up only when the caller has an isolation.)
-        bus.deliverBoxed(
-            EventBox(event) { .event($0) }, at: core, mode: mode, policy: policy, answerCheck: nil,
-            onMainActor: isolation != nil && isolation === MainActor.shared)
+        let result = bus.deliverBoxed(
+            box, at: core, mode: mode, policy: policy, answerCheck: nil,
+            onMainActor: isolation != nil && isolation === MainActor.shared, stack: stack)
+        stack.recycle(box)
+        return result
     }
 
     /// Raises a request and returns the first answer, or an explicit
@@ -36,9 +40,13 @@ extension EventNode {
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
-        RequestResult(raise: bus.deliverBoxed(
-            EventBox(request) { .event($0) }, at: core, mode: mode, policy: policy,
-            answerCheck: { $0 is R.Answer }, onMainActor: isolation != nil && isolation === MainActor.shared))
+        let stack = DeliveryStack.current
+        let box = stack.box(carrying: request)
+        let result = bus.deliverBoxed(
+            box, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer },
+            onMainActor: isolation != nil && isolation === MainActor.shared, stack: stack)
+        stack.recycle(box)
+        return RequestResult(raise: result)
     }
 
     /// Reports an error at this node: it bubbles up on the error channel, where only error
