@@ -175,11 +175,12 @@ struct Delivery {
         // The common case, read in place: the snapshot's node and plan, unchanged since.
         let snapshot = Unmanaged.passUnretained(snapshot)
         let isCurrent = snapshot._withUnsafeGuaranteedRef { snapshot in
-            guard let core = snapshot.topology.cores[step.node], !core.isReleased,
+            guard let core = snapshot.topology.unretainedCore(at: step.node),
+                  !core._withUnsafeGuaranteedRef(\.isReleased),
                   bus.generation.load(ordering: .acquiring) == generation else { return false }
             // (Most routes start at the origin, which the context holds already.)
-            if context.core !== core { context.core = core }
-            context.nodeID = core.id
+            if Unmanaged.passUnretained(context.core).toOpaque() != core.toOpaque() { context.core = core.takeUnretainedValue() }
+            context.nodeID = core._withUnsafeGuaranteedRef(\.id)
             context.phase = step.phase
             handlers = snapshot.topology.plans[step.node][typeIndex]
             return true

@@ -129,13 +129,15 @@ final class DeliveryStack {
     }
 
     /// This thread's stack.
+    static var current: DeliveryStack { unretainedCurrent.takeUnretainedValue() }
+
+    /// This thread's stack, unretained (the thread holds it until it exits): a raise uses it
+    /// through `_withUnsafeGuaranteedRef`, without retaining and releasing it.
     @usableFromInline
-    static var current: DeliveryStack {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<DeliveryStack>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let stack = DeliveryStack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+    static var unretainedCurrent: Unmanaged<DeliveryStack> {
+        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
+        let stack = Unmanaged.passRetained(DeliveryStack())
+        pthread_setspecific(key, stack.toOpaque())
         return stack
     }
 

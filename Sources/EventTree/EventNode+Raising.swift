@@ -19,14 +19,15 @@ extension EventNode {
         _ event: E, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RaiseResult {
-        let stack = DeliveryStack.current
-        let box = stack.box(carrying: event)
         // (The shared main actor is looked up only when the caller has an isolation.)
-        let result = bus.deliverBoxed(
-            box, at: core, mode: mode, policy: policy, answerCheck: nil,
-            onMainActor: isolation != nil && isolation === MainActor.shared, stack: stack)
-        stack.recycle(box)
-        return result
+        let onMainActor = isolation != nil && isolation === MainActor.shared
+        return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { stack in
+            let box = stack.box(carrying: event)
+            let result = bus.deliverBoxed(
+                box, at: core, mode: mode, policy: policy, answerCheck: nil, onMainActor: onMainActor, stack: stack)
+            stack.recycle(box)
+            return result
+        }
     }
 
     /// Raises a request and returns the first answer, or an explicit
@@ -40,13 +41,15 @@ extension EventNode {
         _ request: R, mode: DeliveryMode = .bubble, onFailure policy: FailurePolicy = .continue,
         isolation: isolated (any Actor)? = #isolation
     ) -> RequestResult<R.Answer> {
-        let stack = DeliveryStack.current
-        let box = stack.box(carrying: request)
-        let result = bus.deliverBoxed(
-            box, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer },
-            onMainActor: isolation != nil && isolation === MainActor.shared, stack: stack)
-        stack.recycle(box)
-        return RequestResult(raise: result)
+        let onMainActor = isolation != nil && isolation === MainActor.shared
+        return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { stack in
+            let box = stack.box(carrying: request)
+            let result = bus.deliverBoxed(
+                box, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }, onMainActor: onMainActor,
+                stack: stack)
+            stack.recycle(box)
+            return RequestResult(raise: result)
+        }
     }
 
     /// Reports an error at this node: it bubbles up on the error channel, where only error

@@ -38,6 +38,13 @@ struct Topology {
         return type < plans.count ? plans[type] : []
     }
 
+    /// The node in `slot`, unretained: the topology holds it (read in place, so that a step
+    /// at the node the delivery is already at retains nothing).
+    @inline(__always)
+    func unretainedCore(at slot: Int) -> Unmanaged<NodeCore>? {
+        cores.withUnsafeBufferPointer { cores in cores[slot].map { Unmanaged.passUnretained($0) } }
+    }
+
     /// Whether the plan of `slot` for the type numbered `type` has handlers (read in place:
     /// nothing is copied or retained, for the steps that call nothing).
     @inline(__always)
