@@ -23,19 +23,19 @@ struct Delivery {
     let isOutermost: Bool
     /// The raise as it was made.
     private var raise: Raise
-    /// The raise the route carries after a transform (`nil`: still the first).
-    private var transformed: RaisedEvent?
     /// The id of the event the route carries now (the raise's until a transform).
     private(set) var currentID: EventID
     /// The value the route carries now, boxed under its type.
     private(set) var box: AnyEventBox
     /// The bus's number for the type of `box`.
     private var typeIndex: Int
-    /// The events a transform produced, in order.
-    private var transforms: [EventID] = []
+    /// The events transforms produced, in order: the last is the one the route carries.
+    private var transforms: [RaisedEvent] = []
 
     private var stepSlot = -1
     private var stepPhase = Phase.target
+    /// `stepPhase` as a set, for matching a handler's phases with one `and`.
+    private var stepPhases = Phases.target
     /// The step's handlers: the dispatch plan of the carried type (already matched by type
     /// and channel), or, after a transform within the step, the node's whole list.
     private var handlers: [HandlerEntry] = []
@@ -131,7 +131,7 @@ struct Delivery {
                 let listens = entry._withUnsafeGuaranteedRef { entry in
                     // A plan matched type and channel: only the phase and removal remain.
                     handlersAreMatched
-                        ? entry.phases.contains(stepPhase) && !entry.isRemoved
+                        ? entry.phases.rawValue & stepPhases.rawValue != 0 && !entry.isRemoved
                         : entry.listens(in: stepPhase, channel: channel, to: box, typeIndex: typeIndex)
                 }
                 if listens {
@@ -165,6 +165,7 @@ struct Delivery {
         handlersAreMatched = true
         stepSlot = step.node
         stepPhase = step.phase
+        stepPhases = Phases(step.phase)
         // Most steps of a long route have nothing listening for this type: while the tree is
         // as the raise found it (no node released, no handler added), such a step calls
         // nothing and needs neither its node nor a list.
@@ -229,21 +230,25 @@ struct Delivery {
     /// Applies what a call returned; returns the raise that must run before the route goes on.
     @inline(__always)
     mutating func complete(
-        _ entry: Unmanaged<HandlerEntry>, with outcome: Outcome, startedAt: Int, nanoseconds: Int
+        _ entry: Unmanaged<HandlerEntry>, with outcome: consuming Outcome, startedAt: Int, nanoseconds: Int
     ) -> FollowUp? {
-        switch outcome {
-        case .ignored, .handled, .consumed, .consumedImmediately:
-            // The common outcomes carry no value: no transform, no answer to check.
-            let kind = outcome.kind
-            verdict.apply(kind, by: Self.site(entry.takeUnretainedValue(), stepPhase))
-            if batch != nil {
-                recordCall(outcome: kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
-            }
-            return nil
-        case .transformed, .transformedError, .answered:
+        // The common outcomes carry no value: no transform, no answer to check. (Consumed by
+        // the switch, so that such a case needs no destroying.)
+        let kind: Outcome.Kind
+        switch consume outcome {
+        case .ignored: kind = .ignored
+        case .handled: kind = .handled
+        case .consumed: kind = .consumed
+        case .consumedImmediately: kind = .consumedImmediately
+        case let carrying:
             return completeCarryingValue(
-                entry.takeUnretainedValue(), with: outcome, startedAt: startedAt, nanoseconds: nanoseconds)
+                entry.takeUnretainedValue(), with: carrying, startedAt: startedAt, nanoseconds: nanoseconds)
         }
+        verdict.apply(kind, by: Self.site(entry.takeUnretainedValue(), stepPhase))
+        if batch != nil {
+            recordCall(outcome: kind, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
+        }
+        return nil
     }
 
     /// ``complete(_:with:startedAt:nanoseconds:)`` for an outcome that carries a value.
@@ -285,7 +290,7 @@ struct Delivery {
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        let typeName = transformed?.typeName ?? bus.typeName(ofType: raise.typeIndex)
+        let typeName = transforms.last?.typeName ?? bus.typeName(ofType: raise.typeIndex)
         guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: typeName) }
         guard answerCheck(answer) else {
             return .wrongAnswerType(eventType: typeName, answerType: String(describing: type(of: answer)))
@@ -308,9 +313,8 @@ struct Delivery {
 
     /// From the next handler on, the route carries `event` under a new id.
     private mutating func transform(into payload: RaisedEvent.Payload) {
-        let (raised, box, typeIndex) = bus.openTransform(of: transformed ?? first(), into: payload, batch: batch)
-        transforms.append(raised.id)
-        transformed = raised
+        let (raised, box, typeIndex) = bus.openTransform(of: transforms.last ?? first(), into: payload, batch: batch)
+        transforms.append(raised)
         currentID = raised.id
         context.eventID = raised.id
         self.box = box
@@ -358,7 +362,7 @@ struct Delivery {
         guard batch != nil else { return }
         let status = status
         record(.raiseFinished(raise.id, status: status))
-        for id in transforms { record(.raiseFinished(id, status: status)) }
+        for raised in transforms { record(.raiseFinished(raised.id, status: status)) }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 

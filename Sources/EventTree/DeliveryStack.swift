@@ -129,6 +129,7 @@ final class DeliveryStack {
     }
 
     /// This thread's stack.
+    @usableFromInline
     static var current: DeliveryStack { unretainedCurrent.takeUnretainedValue() }
 
     /// This thread's stack, unretained (the thread holds it until it exits): a raise uses it
@@ -152,6 +153,7 @@ final class DeliveryStack {
 }
 
 /// The records of one outermost raise, handed to the recorder in one call when it ends.
+@usableFromInline
 final class RecordBatch: @unchecked Sendable {
     // Safe: a batch is used by one delivery at a time. An async delivery touches it from
     // whichever thread runs each of its steps, one after the other (each `await` orders them).

@@ -134,19 +134,10 @@ extension EventBus {
 
     // MARK: The synchronous driver
 
-    /// The entry point of the inlinable raise: delivers an event already boxed (by code
-    /// specialized for its type) from the calling thread, whose `stack` the raise has.
-    @usableFromInline
-    func deliverBoxed(
-        _ box: AnyEventBox, at origin: NodeCore, mode: DeliveryMode,
-        policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, onMainActor: Bool, stack: DeliveryStack
-    ) -> RaiseResult {
-        deliver(
-            box, channel: .events, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, onMainActor: onMainActor,
-            stack: stack)
-    }
-
     /// Delivers the value in `box` on `channel` from the calling thread and returns how it ended.
+    /// The entry point of the inlinable raise, which passes the box it made (by code specialized
+    /// for the event's type) and its thread's `stack`.
+    @usableFromInline
     func deliver(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
@@ -173,7 +164,7 @@ extension EventBus {
             }
             // The stack keeps naming this handler until the next call overwrites it: between
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).
-            if delivery.currentID != eventID {
+            if delivery.currentID.rawValue != eventID.rawValue {
                 eventID = delivery.currentID
                 stack.innermost?.eventID = eventID
             }

@@ -23,8 +23,9 @@ extension EventNode {
         let onMainActor = isolation != nil && isolation === MainActor.shared
         return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { stack in
             let box = stack.box(carrying: event)
-            let result = bus.deliverBoxed(
-                box, at: core, mode: mode, policy: policy, answerCheck: nil, onMainActor: onMainActor, stack: stack)
+            let result = bus.deliver(
+                box, channel: .events, at: core, mode: mode, policy: policy, answerCheck: nil, onMainActor: onMainActor,
+                cause: nil, inherited: nil, stack: stack)
             stack.recycle(box)
             return result
         }
@@ -44,9 +45,9 @@ extension EventNode {
         let onMainActor = isolation != nil && isolation === MainActor.shared
         return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { stack in
             let box = stack.box(carrying: request)
-            let result = bus.deliverBoxed(
-                box, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer }, onMainActor: onMainActor,
-                stack: stack)
+            let result = bus.deliver(
+                box, channel: .events, at: core, mode: mode, policy: policy, answerCheck: { $0 is R.Answer },
+                onMainActor: onMainActor, cause: nil, inherited: nil, stack: stack)
             stack.recycle(box)
             return RequestResult(raise: result)
         }

@@ -44,12 +44,12 @@ public struct RouteWalk<Tree: RouteTree> {
     @usableFromInline var stage: Stage = .start
     /// The node of the last step of the upward walk (bubble), to go on from.
     @usableFromInline var node: Tree.Node
-    /// Dispatch: the ancestors, root first, still to capture.
-    @usableFromInline var capture: [Tree.Node] = []
+    /// The nodes of steps to come, the next one last: for a dispatch, the ancestors still to
+    /// capture (the root last pushed, so first taken); for `descend(.deepestLevel)`, the
+    /// deepest level that has a handler. (One list for both: a route needs one or neither.)
+    @usableFromInline var queued: [Tree.Node] = []
     /// Descendants still to visit: each level's children and where the walk is in them.
     @usableFromInline var pending: [(children: [Tree.Node], next: Int)] = []
-    /// `descend(.deepestLevel)`: the nodes of the deepest level that has a handler.
-    @usableFromInline var deepest: [Tree.Node] = []
 
     @usableFromInline
     enum Stage {
@@ -73,17 +73,17 @@ public struct RouteWalk<Tree: RouteTree> {
             if case .dispatch = mode {
                 var ancestor = tree.parent(of: origin)
                 while let current = ancestor {
-                    capture.append(current)
+                    queued.append(current)
                     ancestor = tree.parent(of: current)
                 }
-                if !capture.isEmpty {
+                if !queued.isEmpty {
                     stage = .capturing
-                    return RouteStep(node: capture.removeLast(), phase: .capture)
+                    return RouteStep(node: queued.removeLast(), phase: .capture)
                 }
             }
             return target()
         case .capturing:
-            if let next = capture.popLast() { return RouteStep(node: next, phase: .capture) }
+            if let next = queued.popLast() { return RouteStep(node: next, phase: .capture) }
             return target()
         case .bubbling:
             if let parent = tree.parent(of: node) {
@@ -97,8 +97,8 @@ public struct RouteWalk<Tree: RouteTree> {
         case .propagating:
             return nextDescendant()
         case .deepest:
-            guard !deepest.isEmpty else { return finish() }
-            return RouteStep(node: deepest.removeFirst(), phase: .propagate)
+            guard let next = queued.popLast() else { return finish() }
+            return RouteStep(node: next, phase: .propagate)
         case .done:
             return nil
         }
@@ -130,7 +130,7 @@ public struct RouteWalk<Tree: RouteTree> {
         case .bubble, .dispatch, .broadcast:
             stage = .bubbling
         case .descend(.deepestLevel):
-            deepest = deepestHandlerLevel(below: origin)
+            queued = deepestHandlerLevel(below: origin).reversed()
             stage = .deepest
         case .descend:
             startPropagating(below: origin)
