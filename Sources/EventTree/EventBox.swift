@@ -6,12 +6,24 @@ class AnyEventBox: @unchecked Sendable {
     // Safe: a box's value is set only while one thread holds the box alone (see
     // `DeliveryStack.spareBox(ofType:)`); while a delivery shares it, it is not changed.
 
+    /// Reads the value of a box of this class, and wraps it as a payload: made by code
+    /// specialized for its type, so that neither costs a runtime metadata lookup (generic
+    /// code reading an optional of the type would look up the optional's metadata).
+    @usableFromInline let open: @Sendable (AnyEventBox) -> any Sendable
+    @usableFromInline let wrap: @Sendable (AnyEventBox) -> RaisedEvent.Payload
+
+    @usableFromInline
+    init(open: @escaping @Sendable (AnyEventBox) -> any Sendable, wrap: @escaping @Sendable (AnyEventBox) -> RaisedEvent.Payload) {
+        self.open = open
+        self.wrap = wrap
+    }
+
     /// The value, for the slow path (protocol- or superclass-typed handlers).
-    @usableFromInline var anyValue: any Sendable { fatalError("abstract") }
+    @usableFromInline var anyValue: any Sendable { open(self) }
 
     /// The value as a raise's payload (an event or an error), for the paths that need the
     /// raise as a value (the journal, a hook, a transform): a delivery keeps only the box.
-    var payload: RaisedEvent.Payload { fatalError("abstract") }
+    var payload: RaisedEvent.Payload { wrap(self) }
 }
 
 /// The box for values of type `Value`. Usable from inlinable code, so that a raise
@@ -25,25 +37,41 @@ final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
     /// The value; `nil` while the box is a spare. Unchecked: it changes only while one thread
     /// holds the box alone, and every handler call reads it.
     @exclusivity(unchecked) @usableFromInline var stored: Value?
-    let wrap: @Sendable (Value) -> RaisedEvent.Payload
 
     @usableFromInline
-    init(_ value: Value, wrap: @escaping @Sendable (Value) -> RaisedEvent.Payload) {
+    init(
+        _ value: Value, open: @escaping @Sendable (AnyEventBox) -> any Sendable,
+        wrap: @escaping @Sendable (AnyEventBox) -> RaisedEvent.Payload
+    ) {
         stored = value
-        self.wrap = wrap
+        super.init(open: open, wrap: wrap)
     }
 
     /// The value the box carries (a box in use always carries one).
     @inlinable var value: Value { stored.unsafelyUnwrapped }
 
-    @usableFromInline override var anyValue: any Sendable { value }
-
-    override var payload: RaisedEvent.Payload { wrap(value) }
+    /// The value of `box`, a box of this class.
+    @inlinable static func value(of box: AnyEventBox) -> Value { unsafeDowncast(box, to: Self.self).value }
 }
 
-func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event) { .event($0) } }
+extension EventBox where Value: Event {
+    /// A box carrying `event`.
+    @inlinable
+    convenience init(event: Value) {
+        self.init(event, open: { EventBox.value(of: $0) }, wrap: { .event(EventBox.value(of: $0)) })
+    }
+}
 
-func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error) { .error($0) } }
+extension EventBox where Value: Error {
+    /// A box carrying `error`.
+    convenience init(error: Value) {
+        self.init(error, open: { EventBox.value(of: $0) }, wrap: { .error(EventBox.value(of: $0)) })
+    }
+}
+
+func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event: event) }
+
+func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error: error) }
 
 extension DeliveryStack {
     /// A box carrying `event`: this thread's spare box of the type if it has one, otherwise
@@ -55,7 +83,7 @@ extension DeliveryStack {
             box.stored = event
             return box
         }
-        return EventBox(event) { .event($0) }
+        return EventBox(event: event)
     }
 
     /// Keeps `box`, emptied, for the next raise of its type on this thread, unless

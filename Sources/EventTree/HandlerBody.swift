@@ -75,5 +75,12 @@ func unbox<E: Sendable>(_ box: AnyEventBox, as type: E.Type, exactBox: ObjectIde
     if ObjectIdentifier(Swift.type(of: box)) == exactBox {
         return unsafeDowncast(box, to: EventBox<E>.self).value
     }
-    return box.anyValue as! E
+    return unboxByCasting(box, as: type)
+}
+
+/// The value in `box` as an `E`, through a dynamic cast: out of line, so that a handler's
+/// call of a box of its exact type saves no registers for it.
+@inlinable @inline(never)
+func unboxByCasting<E: Sendable>(_ box: AnyEventBox, as type: E.Type) -> E {
+    box.anyValue as! E
 }
