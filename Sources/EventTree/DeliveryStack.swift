@@ -37,8 +37,8 @@ final class DeliveryStack {
 
     /// Emptied event boxes for this thread's next raises, one slot per few box types (a
     /// type's box goes to the slot its class picks; a box of another type there is replaced).
-    private let spareBoxes: UnsafeMutablePointer<AnyEventBox?>
-    private static let spareBoxSlots = 8
+    @usableFromInline let spareBoxes: UnsafeMutablePointer<AnyEventBox?>
+    @usableFromInline static var spareBoxSlots: Int { 8 }
 
     init() {
         spareBoxes = .allocate(capacity: Self.spareBoxSlots)
@@ -51,12 +51,13 @@ final class DeliveryStack {
     }
 
     /// The slot for boxes of the class `type`.
-    private func slot(for type: ObjectIdentifier) -> UnsafeMutablePointer<AnyEventBox?> {
+    @inlinable
+    func slot(for type: ObjectIdentifier) -> UnsafeMutablePointer<AnyEventBox?> {
         spareBoxes + Int((UInt(bitPattern: type) >> 4) & UInt(Self.spareBoxSlots - 1))
     }
 
     /// Takes the spare box of the class `type`, if this thread has one.
-    @usableFromInline
+    @inlinable
     func spareBox(ofType type: ObjectIdentifier) -> AnyEventBox? {
         let slot = slot(for: type)
         // Moved out and back rather than copied: no reference counting for a miss or a hit.
@@ -70,7 +71,7 @@ final class DeliveryStack {
     }
 
     /// Keeps the emptied `box` for a later raise of its type on this thread.
-    @usableFromInline
+    @inlinable
     func keepSpareBox(_ box: __owned AnyEventBox) {
         slot(for: ObjectIdentifier(type(of: box))).pointee = box
     }
