@@ -39,7 +39,9 @@ let package = Package(
             name: "CEventTreeSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "EventTree"),
+        // The thread-local pointer to each thread's delivery stack (C: Swift has no thread-local storage).
+        .target(name: "CEventTreeThread"),
+        .target(name: "EventTree", dependencies: ["CEventTreeThread"]),
         // Build tool and plugins that embed Migrations/*.sql and a target's Templates/ into
         // the binary (a copied `eventtree` carries its schema and its report page).
         .executableTarget(name: "EventTreeEmbedder"),

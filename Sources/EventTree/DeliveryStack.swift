@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CEventTreeThread
 
 /// The deliveries running on the current thread: the innermost one here, the outer ones
 /// saved on their drivers' stacks (only the innermost is ever asked about).
@@ -137,16 +138,25 @@ final class DeliveryStack {
     /// through `_withUnsafeGuaranteedRef`, without retaining and releasing it.
     @usableFromInline
     static var unretainedCurrent: Unmanaged<DeliveryStack> {
-        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
+        if let pointer = eventtree_current_delivery_stack() { return Unmanaged.fromOpaque(pointer) }
+        return makeCurrent()
+    }
+
+    /// Makes this thread's stack, held by the thread (through `key`) until it exits.
+    private static func makeCurrent() -> Unmanaged<DeliveryStack> {
         let stack = Unmanaged.passRetained(DeliveryStack())
         pthread_setspecific(key, stack.toOpaque())
+        eventtree_set_current_delivery_stack(stack.toOpaque())
         return stack
     }
 
+    /// The key whose destructor releases a thread's stack when the thread exits.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }
+            // A raise after this (from another key's destructor) makes a new stack.
+            eventtree_set_current_delivery_stack(nil)
             Unmanaged<DeliveryStack>.fromOpaque(pointer).release()
         }
         return key

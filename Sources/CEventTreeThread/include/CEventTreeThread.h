@@ -1,0 +1,21 @@
+#ifndef CEVENTTREE_THREAD_H
+#define CEVENTTREE_THREAD_H
+
+// The calling thread's delivery stack (EventTree's `DeliveryStack`), as a thread-local
+// pointer: every raise reads it, and a `__thread` variable costs a couple of instructions
+// where `pthread_getspecific` costs a call (linked into an executable, the access becomes a
+// plain load from the thread's block; in a shared library it stays a `__tls_get_addr` call).
+// The pointer is unretained: EventTree keeps the stack alive with a pthread key whose
+// destructor releases it and clears this pointer when the thread exits.
+
+extern __thread void *_Nullable eventtree_delivery_stack;
+
+static inline void *_Nullable eventtree_current_delivery_stack(void) {
+    return eventtree_delivery_stack;
+}
+
+static inline void eventtree_set_current_delivery_stack(void *_Nullable stack) {
+    eventtree_delivery_stack = stack;
+}
+
+#endif
