@@ -40,6 +40,22 @@ import Testing
         #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[12,242,0,null]]")
     }
 
+    @Test func numbersOfEveryLengthAreWrittenInDecimalAndReadBack() {
+        // Every length from 1 to 19 digits, at both ends of each (digits go two at a time).
+        var values = [0, 9, 10, 99, 100, 101, 999, 1_000, 9_999, 10_000, 12_345, Int.max]
+        var power = 1
+        for _ in 1...18 {
+            power *= 10
+            values += [power - 1, power, power + 1, power * 5 + 37]
+        }
+        for value in values {
+            let call = Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1, nanoseconds: value, offsetMicroseconds: value)
+            let stored = text(of: [call])
+            #expect(stored == "[[3,33,\(value),\(value)]]")
+            #expect(decode(stored, first: 101, last: 101) == [call])
+        }
+    }
+
     @Test func aRunThatIsNotWhatAWriterMakesDoesNotDecode() {
         let one = "[[3,41,1250,0]]"
         #expect(decode(one, first: 101, last: 101) != nil)

@@ -102,7 +102,8 @@ final class CallRun {
         lastSeq = 0
     }
 
-    /// Writes `value` in decimal at `end` (the buffer has room) and moves `end` past it.
+    /// Writes `value` in decimal at `end` (the buffer has room) and moves `end` past it, two
+    /// digits at a time (a call's four integers are most of the writer's text).
     private static func writeDecimal(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
         if value < 0 {
             buffer[end] = UInt8(ascii: "-")
@@ -117,12 +118,29 @@ final class CallRun {
         }
         var index = end + digits
         end = index
-        repeat {
-            index -= 1
-            buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude != 0
+        let pairs = digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100) &* 2
+            magnitude /= 100
+            index -= 2
+            buffer[index] = pairs[pair]
+            buffer[index + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude) &* 2
+            buffer[index - 2] = pairs[pair]
+            buffer[index - 1] = pairs[pair + 1]
+        } else {
+            buffer[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
     }
+
+    /// "00" to "99", for writing two digits at once.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// Bytes written in place (no copy-on-write check or growth test per byte); used by one
     /// thread, the writer's.
