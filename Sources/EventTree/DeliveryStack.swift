@@ -73,8 +73,12 @@ final class DeliveryStack {
 
     /// Keeps the emptied `box` for a later raise of its type on this thread.
     @inlinable
-    func keepSpareBox(_ box: __owned AnyEventBox) {
-        slot(for: ObjectIdentifier(type(of: box))).pointee = box
+    func keepSpareBox(_ box: consuming AnyEventBox) {
+        let slot = slot(for: ObjectIdentifier(type(of: box)))
+        // Moved in, the slot's former box (if any) moved out and released.
+        let former = slot.move()
+        slot.initialize(to: consume box)
+        _ = consume former
     }
 
     /// Takes the spare buffer, if there is one.

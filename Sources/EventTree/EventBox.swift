@@ -93,6 +93,6 @@ extension DeliveryStack {
         var box = box
         guard isKnownUniquelyReferenced(&box) else { return }
         box.stored = nil
-        keepSpareBox(box)
+        keepSpareBox(consume box)
     }
 }

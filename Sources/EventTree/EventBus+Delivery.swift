@@ -108,7 +108,7 @@ extension EventBus {
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
     /// delivery's records to the recorder. `stack` is the thread's that ends it.
     func end(_ delivery: inout Delivery, stack: DeliveryStack = .current) -> RaiseResult {
-        delivery.recordEnd()
+        if delivery.isRecording { delivery.recordEnd() }
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }

@@ -90,10 +90,7 @@ public struct RouteWalk<Tree: RouteTree> {
                 node = parent
                 return RouteStep(node: parent, phase: .bubble)
             }
-            // At the root: a broadcast propagates from it.
-            guard case .broadcast = mode else { return finish() }
-            startPropagating(below: node)
-            return RouteStep(node: node, phase: .propagate)
+            return leaveRoot()
         case .propagating:
             return nextDescendant()
         case .deepest:
@@ -117,11 +114,22 @@ public struct RouteWalk<Tree: RouteTree> {
                     node = parent
                     if !skip(parent) { return RouteStep(node: parent, phase: .bubble) }
                 }
-                // At the root: what follows (a broadcast's propagation, or the end) is next()'s.
+                guard let step = leaveRoot() else { return nil }
+                if !skip(step.node) { return step }
+                continue
             }
             guard let step = next() else { return nil }
             if !skip(step.node) { return step }
         }
+    }
+
+    /// The step after the upward walk reached the root: a broadcast propagates from it;
+    /// any other route ends.
+    @inlinable
+    mutating func leaveRoot() -> RouteStep<Tree.Node>? {
+        guard case .broadcast = mode else { return finish() }
+        startPropagating(below: node)
+        return RouteStep(node: node, phase: .propagate)
     }
 
     @inlinable
