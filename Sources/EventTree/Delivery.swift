@@ -25,12 +25,35 @@ struct Delivery {
     private var raise: Raise
     /// The id of the event the route carries now (the raise's until a transform).
     private(set) var currentID: EventID
-    /// The value the route carries now, boxed under its type.
-    private(set) var box: AnyEventBox
+    /// The value the route carries now, boxed under its type. Unretained: the first box is
+    /// an argument of the driver (`deliver`), which its caller keeps until the delivery is
+    /// over; a transform's box is kept by its ``Detour``.
+    private(set) var unretainedBox: Unmanaged<AnyEventBox>
+    /// The value the route carries now (see `unretainedBox`).
+    var box: AnyEventBox { unretainedBox.takeUnretainedValue() }
     /// The bus's number for the type of `box`.
     private var typeIndex: Int
-    /// The events transforms produced, in order: the last is the one the route carries.
-    private var transforms: [RaisedEvent] = []
+    /// What only a raise that is transformed or fails needs, made when it first does: a
+    /// plain raise neither builds nor destroys it.
+    private var detour: Detour?
+
+    /// See ``detour``.
+    final class Detour {
+        /// The events transforms produced, in order: the last is the one the route carries.
+        var transforms: [RaisedEvent] = []
+        /// The box of the value the last transform produced.
+        var transformedBox: AnyEventBox?
+        /// The first failure's error, for the result.
+        var firstFailureMessage = ""
+    }
+
+    /// The raise's ``Detour``, made if it has none yet.
+    private mutating func takeDetour() -> Detour {
+        if let detour { return detour }
+        let made = Detour()
+        detour = made
+        return made
+    }
 
     private var stepSlot = -1
     private var stepPhase = Phase.target
@@ -43,8 +66,6 @@ struct Delivery {
     private var handlerIndex = 0
     /// The rules of outcomes, fed every call (shared with replay).
     private var verdict: RouteVerdict<HandlerSite>
-    /// The first failure's error, for the result.
-    private var firstFailureMessage = ""
     private var answer: (any Sendable)?
     /// What the handler about to be called is told: kept up to date step by step (its
     /// node and phase) and call by call (its handler), so that a call builds nothing.
@@ -74,7 +95,7 @@ struct Delivery {
         // Raised at a released node: nothing can be reached from it.
         if !isLive { walk.stage = .done }
         currentID = raise.id
-        self.box = box
+        unretainedBox = Unmanaged.passUnretained(box)
         typeIndex = raise.typeIndex
         self.channel = channel
         self.policy = policy
@@ -166,13 +187,8 @@ struct Delivery {
         stepSlot = step.node
         stepPhase = step.phase
         stepPhases = Phases(step.phase)
-        // Most steps of a long route have nothing listening for this type: while the tree is
-        // as the raise found it (no node released, no handler added), such a step calls
-        // nothing and needs neither its node nor a list.
-        if !snapshot.topology.hasPlan(for: step.node, type: typeIndex), bus.generation.load(ordering: .acquiring) == generation {
-            if !handlers.isEmpty { handlers = [] }
-            return
-        }
+        // (A step whose plan is empty does not get here while the tree is as the raise found
+        // it: `nextHandler()` walks past it. Once the tree has changed, the live list decides.)
         // The common case, read in place: the snapshot's node and plan, unchanged since.
         let snapshot = Unmanaged.passUnretained(snapshot)
         let isCurrent = snapshot._withUnsafeGuaranteedRef { snapshot in
@@ -290,7 +306,7 @@ struct Delivery {
     }
 
     private func answerError(for answer: any Sendable) -> DeliveryError? {
-        let typeName = transforms.last?.typeName ?? bus.typeName(ofType: raise.typeIndex)
+        let typeName = detour?.transforms.last?.typeName ?? bus.typeName(ofType: raise.typeIndex)
         guard let answerCheck, box.anyValue is any EventRequest else { return .notARequest(eventType: typeName) }
         guard answerCheck(answer) else {
             return .wrongAnswerType(eventType: typeName, answerType: String(describing: type(of: answer)))
@@ -304,7 +320,7 @@ struct Delivery {
     }
 
     private mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
-        if verdict.firstFailure == nil { firstFailureMessage = String(describing: error) }
+        if verdict.firstFailure == nil { takeDetour().firstFailureMessage = String(describing: error) }
         let phase = stepPhase
         verdict.apply(.failed, by: Self.site(entry, phase))
         recordCall(outcome: .failed, startedAt: startedAt, nanoseconds: nanoseconds, detail: .error(error))
@@ -313,11 +329,13 @@ struct Delivery {
 
     /// From the next handler on, the route carries `event` under a new id.
     private mutating func transform(into payload: RaisedEvent.Payload) {
-        let (raised, box, typeIndex) = bus.openTransform(of: transforms.last ?? first(), into: payload, batch: batch)
-        transforms.append(raised)
+        let detour = takeDetour()
+        let (raised, box, typeIndex) = bus.openTransform(of: detour.transforms.last ?? first(), into: payload, batch: batch)
+        detour.transforms.append(raised)
         currentID = raised.id
         context.eventID = raised.id
-        self.box = box
+        detour.transformedBox = box
+        unretainedBox = Unmanaged.passUnretained(box)
         self.typeIndex = typeIndex
     }
 
@@ -350,7 +368,8 @@ struct Delivery {
         case .unhandled: .unhandled
         case .consumed: verdict.namedHandler.map { .consumed(by: $0) } ?? .delivered
         case .answered: verdict.namedHandler.map { .answered(by: $0) } ?? .delivered
-        case .failed: verdict.firstFailure.map { .failed(HandlerFailure(site: $0, message: firstFailureMessage)) } ?? .delivered
+        case .failed:
+            verdict.firstFailure.map { .failed(HandlerFailure(site: $0, message: detour?.firstFailureMessage ?? "")) } ?? .delivered
         }
     }
 
@@ -362,7 +381,7 @@ struct Delivery {
         guard batch != nil else { return }
         let status = status
         record(.raiseFinished(raise.id, status: status))
-        for raised in transforms { record(.raiseFinished(raised.id, status: status)) }
+        for raised in detour?.transforms ?? [] { record(.raiseFinished(raised.id, status: status)) }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 

@@ -155,7 +155,9 @@ extension EventBus {
             let followUp: Delivery.FollowUp?
             do {
                 // The step's list holds the handler through the call.
-                let outcome = try HandlerEntry.call(next, delivery.box, delivery.context, onMainActor: onMainActor)
+                let outcome = try delivery.unretainedBox._withUnsafeGuaranteedRef { box in
+                    try HandlerEntry.call(next, box, delivery.context, onMainActor: onMainActor)
+                }
                 followUp = delivery.complete(
                     next, with: outcome, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
             } catch {
