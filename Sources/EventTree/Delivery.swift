@@ -122,9 +122,12 @@ struct Delivery {
         return made
     }
 
-    /// A raise a call requires before the route may continue. Indirect, so that the
-    /// common "none" costs no copying.
+    /// What a call requires of its driver before the route may continue (a raise, or
+    /// noting the new event id). Indirect, so that the common "none" costs no copying.
     indirect enum FollowUp {
+        /// The route carries a transformed event from now on (``currentID``): a driver that
+        /// keeps the id (the synchronous one, on its thread's stack) updates it.
+        case transformed
         /// A handler threw: the error is raised at once from its node, on the error channel.
         case reportError(any Error, at: NodeCore, cause: EventID)
         /// An error handler converted the error into `event`, raised from its node in bubble mode.
@@ -293,11 +296,11 @@ struct Delivery {
         case (.transform, .transformed(let event)):
             transform(into: .event(event))
             continueStepWithAllHandlers(after: entry)
-            return nil
+            return .transformed
         case (.transform, .transformedError(let error)):
             transform(into: .error(error))
             continueStepWithAllHandlers(after: entry)
-            return nil
+            return .transformed
         case (.convert, .transformed(let event)):
             return .convert(event, at: entry.core, cause: currentID)
         default:

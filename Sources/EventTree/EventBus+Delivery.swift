@@ -146,8 +146,7 @@ extension EventBus {
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
             inherited: inherited, stack: stack)
-        var eventID = delivery.currentID
-        let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: eventID, batch: delivery.batch))
+        let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch))
         let timed = delivery.isRecording
         while let next = delivery.nextHandler() {
             stack.handler = delivery.context.handler
@@ -166,11 +165,9 @@ extension EventBus {
             }
             // The stack keeps naming this handler until the next call overwrites it: between
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).
-            if delivery.currentID.rawValue != eventID.rawValue {
-                eventID = delivery.currentID
-                stack.innermost?.eventID = eventID
-            }
             switch followUp {
+            case .transformed?:
+                stack.innermost?.eventID = delivery.currentID
             case let .reportError(error, node, cause)?:
                 _ = deliver(
                     makeBox(error), channel: .errors, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
@@ -212,6 +209,8 @@ extension EventBus {
                 followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: elapsed)
             }
             switch followUp {
+            case .transformed?:
+                break  // each call's frame is made with the current id
             case let .reportError(error, node, cause)?:
                 _ = await deliverAsync(makeBox(error), channel: .errors, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
             case let .convert(event, node, cause)?:
