@@ -12,5 +12,7 @@ import Darwin
 package func monotonicNanoseconds() -> Int {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
+    // Wrapping arithmetic: a monotonic clock is centuries from overflowing, and every
+    // recorded call reads it twice.
+    return Int(now.tv_sec) &* 1_000_000_000 &+ Int(now.tv_nsec)
 }
