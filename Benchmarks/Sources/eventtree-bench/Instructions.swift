@@ -26,15 +26,15 @@ enum Instructions {
 
     static let cases: [Case] = [
         Case(name: "per handler call, one node x 10 handlers, no recorder", profile: "delivery", divisor: 10,
-             raisingThreadOnly: false, floor: 250, target: 125, guardLimit: 381),
+             raisingThreadOnly: false, floor: 250, target: 125, guardLimit: 250),
         Case(name: "per raise, one node x 1 handler, no recorder", profile: "delivery1", divisor: 1,
-             raisingThreadOnly: false, floor: 1_500, target: 700, guardLimit: 2_211),
+             raisingThreadOnly: false, floor: 1_500, target: 700, guardLimit: 1_500),
         Case(name: "per node on the route without a matching handler", profile: "chain", divisor: 32,
              raisingThreadOnly: false, floor: 40, target: 15, guardLimit: 40),
         Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
-             raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 959),
+             raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 827),
         Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
-             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 6_979),
+             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 6_374),
     ]
 
     /// Runs the profile `name` `count` times (in the child process).

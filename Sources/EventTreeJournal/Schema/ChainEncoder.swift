@@ -74,11 +74,31 @@ package final class ChainEncoder {
         count += 1
     }
 
+    /// The tag of `value` (0 for `nil`, 1 for an integer) and its zigzag varint. Inlined, with
+    /// the position in a local (stores through `storage` would otherwise reload it): most of
+    /// what a record holds is integers.
+    @inline(__always)
     private func int(_ value: Int?) {
-        guard let value else { return put(0) }
-        put(1)
+        // The tag and the longest varint fit once room is made.
+        while capacity - count < 11 { grow() }
+        let bytes = storage
+        var at = count
+        guard let value else {
+            bytes[at] = 0
+            count = at + 1
+            return
+        }
+        bytes[at] = 1
+        at += 1
         // Zigzag, so that small negative numbers stay short.
-        varint(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))))
+        var zigzag = UInt64(bitPattern: Int64((value << 1) ^ (value >> 63)))
+        while zigzag >= 0x80 {
+            bytes[at] = UInt8(truncatingIfNeeded: zigzag) | 0x80
+            at += 1
+            zigzag >>= 7
+        }
+        bytes[at] = UInt8(zigzag)
+        count = at + 1
     }
 
     private func real(_ value: Double?) {
