@@ -55,10 +55,20 @@ package final class ChainEncoder {
             unattended, call, undelivered, trouble
     }
 
+    /// Starts a record: its kind and its seq (as ``int(_:)`` does, with locals).
+    @inline(__always)
     private func start(_ kind: Kind, seq: Int) {
-        count = 0
-        put(kind.rawValue)
-        varint(UInt64(bitPattern: Int64(seq)))
+        let bytes = storage  // `capacity` is never below 256: room for both
+        bytes[0] = kind.rawValue
+        var at = 1
+        var value = UInt64(bitPattern: Int64(seq))
+        while value >= 0x80 {
+            bytes[at] = UInt8(truncatingIfNeeded: value) | 0x80
+            at += 1
+            value >>= 7
+        }
+        bytes[at] = UInt8(value)
+        count = at + 1
     }
 
     private func varint(_ value: UInt64) {
