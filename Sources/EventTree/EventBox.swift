@@ -6,24 +6,12 @@ class AnyEventBox: @unchecked Sendable {
     // Safe: a box's value is set only while one thread holds the box alone (see
     // `DeliveryStack.spareBox(ofType:)`); while a delivery shares it, it is not changed.
 
-    /// Reads the value of a box of this class, and wraps it as a payload: made by code
-    /// specialized for its type, so that neither costs a runtime metadata lookup (generic
-    /// code reading an optional of the type would look up the optional's metadata).
-    @usableFromInline let open: @Sendable (AnyEventBox) -> any Sendable
-    @usableFromInline let wrap: @Sendable (AnyEventBox) -> RaisedEvent.Payload
-
-    @usableFromInline
-    init(open: @escaping @Sendable (AnyEventBox) -> any Sendable, wrap: @escaping @Sendable (AnyEventBox) -> RaisedEvent.Payload) {
-        self.open = open
-        self.wrap = wrap
-    }
-
     /// The value, for the slow path (protocol- or superclass-typed handlers).
-    @usableFromInline var anyValue: any Sendable { open(self) }
+    @usableFromInline var anyValue: any Sendable { fatalError("abstract") }
 
     /// The value as a raise's payload (an event or an error), for the paths that need the
     /// raise as a value (the journal, a hook, a transform): a delivery keeps only the box.
-    var payload: RaisedEvent.Payload { wrap(self) }
+    var payload: RaisedEvent.Payload { fatalError("abstract") }
 }
 
 /// The box for values of type `Value`. Usable from inlinable code, so that a raise
@@ -31,47 +19,57 @@ class AnyEventBox: @unchecked Sendable {
 ///
 /// A synchronous raise hands its box back to its thread's ``DeliveryStack`` when nothing
 /// else holds it, emptied, so that the next raise of the type on that thread reuses it
-/// instead of allocating one (`stored` is `nil` only while the box waits there).
+/// instead of allocating one. The value lives in storage of its own rather than in an
+/// optional: code that is not specialized for the type (the journal's payload, a box made
+/// for a transform or an error) would look up the optional's metadata at run time on every
+/// read, where the storage's type is the box's own generic argument.
 @usableFromInline
 final class EventBox<Value: Sendable>: AnyEventBox, @unchecked Sendable {
-    /// The value; `nil` while the box is a spare. Unchecked: it changes only while one thread
-    /// holds the box alone, and every handler call reads it.
-    @exclusivity(unchecked) @usableFromInline var stored: Value?
+    /// The value, initialized while the box is in use (`holdsValue`).
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
+    /// Whether `storage` holds a value: false only while the box is a spare. Unchecked: it
+    /// changes only while one thread holds the box alone.
+    @exclusivity(unchecked) @usableFromInline var holdsValue: Bool
+    let wrap: @Sendable (Value) -> RaisedEvent.Payload
 
     @usableFromInline
-    init(
-        _ value: Value, open: @escaping @Sendable (AnyEventBox) -> any Sendable,
-        wrap: @escaping @Sendable (AnyEventBox) -> RaisedEvent.Payload
-    ) {
-        stored = value
-        super.init(open: open, wrap: wrap)
+    init(_ value: Value, wrap: @escaping @Sendable (Value) -> RaisedEvent.Payload) {
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+        holdsValue = true
+        self.wrap = wrap
+    }
+
+    deinit {
+        if holdsValue { storage.deinitialize(count: 1) }
+        storage.deallocate()
     }
 
     /// The value the box carries (a box in use always carries one).
-    @inlinable var value: Value { stored.unsafelyUnwrapped }
+    @inlinable var value: Value { storage.pointee }
 
-    /// The value of `box`, a box of this class.
-    @inlinable static func value(of box: AnyEventBox) -> Value { unsafeDowncast(box, to: Self.self).value }
-}
+    @usableFromInline override var anyValue: any Sendable { value }
 
-extension EventBox where Value: Event {
-    /// A box carrying `event`.
+    override var payload: RaisedEvent.Payload { wrap(value) }
+
+    /// Puts `value` in the emptied box.
     @inlinable
-    convenience init(event: Value) {
-        self.init(event, open: { EventBox.value(of: $0) }, wrap: { .event(EventBox.value(of: $0)) })
+    func refill(with value: Value) {
+        storage.initialize(to: value)
+        holdsValue = true
+    }
+
+    /// Empties the box (its value is destroyed), for keeping it as a spare.
+    @inlinable
+    func empty() {
+        storage.deinitialize(count: 1)
+        holdsValue = false
     }
 }
 
-extension EventBox where Value: Error {
-    /// A box carrying `error`.
-    convenience init(error: Value) {
-        self.init(error, open: { EventBox.value(of: $0) }, wrap: { .error(EventBox.value(of: $0)) })
-    }
-}
+func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event) { .event($0) } }
 
-func makeBox<E: Event>(_ event: E) -> AnyEventBox { EventBox(event: event) }
-
-func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error: error) }
+func makeBox<E: Error>(_ error: E) -> AnyEventBox { EventBox(error) { .error($0) } }
 
 extension DeliveryStack {
     /// A box carrying `event`: this thread's spare box of the type if it has one, otherwise
@@ -80,10 +78,10 @@ extension DeliveryStack {
     func box<E: Event>(carrying event: E) -> EventBox<E> {
         if let spare = spareBox(ofType: ObjectIdentifier(EventBox<E>.self)) {
             let box = unsafeDowncast(spare, to: EventBox<E>.self)
-            box.stored = event
+            box.refill(with: event)
             return box
         }
-        return EventBox(event: event)
+        return EventBox(event) { .event($0) }
     }
 
     /// Keeps `box`, emptied, for the next raise of its type on this thread, unless
@@ -92,7 +90,7 @@ extension DeliveryStack {
     func recycle<E>(_ box: consuming EventBox<E>) {
         var box = box
         guard isKnownUniquelyReferenced(&box) else { return }
-        box.stored = nil
+        box.empty()
         keepSpareBox(consume box)
     }
 }
