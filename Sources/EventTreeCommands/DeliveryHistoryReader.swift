@@ -20,9 +20,12 @@ struct DeliveryHistoryReader {
     static let views = ["undelivered_history", "unattended_history"]
     /// How many seqs the first window covers (a `LIMIT` is met early); each next one covers
     /// twice as many, up to ``largestWindow`` (past a stretch without rows, without limit: a
-    /// gap takes a few dozen windows at most).
+    /// gap takes a few dozen windows at most). The largest window is small enough that a
+    /// window's read transaction is short beside a writer that outpaces it (8,192 seqs; at
+    /// 65,536 a debug build's `tail` held one for about a second, past the writer's 50 ms
+    /// wait to restart the log, which then grew past 16 MiB).
     static let firstWindow = 1_024
-    static let largestWindow = 65_536
+    static let largestWindow = 8_192
 
     let reader: JournalReader
 

@@ -59,7 +59,7 @@ public final class Journal: Recorder {
             // PASSIVE checkpoint runs after a commit that leaves more pages than this.
             try db.execute("PRAGMA journal_size_limit = \(max(0, options.walSizeLimit))")
             // The writer's checkpoint policy (see shim.h): PASSIVE past `checkpointPages`,
-            // RESTART (waiting up to 50 ms for readers) past four times that.
+            // RESTART (waiting up to 50 ms for readers) past three times that.
             eventtree_install_checkpoint_policy(db.handle, Int32(max(1, options.checkpointPages)))
             sqlite3_busy_timeout(db.handle, 50)
             if let maximumSize = options.maximumSize { try RowWriter.limitSize(of: db, to: maximumSize) }

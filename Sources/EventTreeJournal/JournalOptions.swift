@@ -58,7 +58,7 @@ public struct JournalOptions: Sendable {
     /// that leaves more than ``checkpointPages`` pages in the log.
     public var walSizeLimit: Int = 4 << 20
     /// How many pages the write-ahead log may hold before the writer checkpoints it after a
-    /// commit (PASSIVE). Past four times as many (readers kept the log from restarting),
+    /// commit (PASSIVE). Past three times as many (readers kept the log from restarting),
     /// the checkpoint waits up to 50 ms for the readers of the moment, then restarts it.
     public var checkpointPages: Int = 1_000
     /// Called on the writer thread when writing starts failing, recovers, or the journal closes.
