@@ -200,7 +200,11 @@ enum CommandLineBuilder {
         return format
     }
 
+    /// Whether `argument` makes the command print its help (or the version) and exit 0:
+    /// `help`, `--help`, `--version`, or a cluster of short options with `h` among them
+    /// (swift-argument-parser reads `-hm1 e d` as `-h -m …`, as `ls -lh` would).
     static func asksForHelp(_ argument: String) -> Bool {
-        ["help", "--help", "-h", "--version"].contains(argument)
+        if ["help", "--help", "--version"].contains(argument) { return true }
+        return argument.hasPrefix("-") && !argument.hasPrefix("--") && argument.dropFirst().contains("h")
     }
 }
