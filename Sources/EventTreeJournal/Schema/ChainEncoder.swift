@@ -55,60 +55,54 @@ package final class ChainEncoder {
             unattended, call, undelivered, trouble
     }
 
-    /// Starts a record: its kind and its seq (as ``int(_:)`` does, with locals).
+    /// Writes `value` as a varint at `bytes + at` (the caller has made room for ten bytes)
+    /// and moves `at` past it. The position stays in a local: stores through the buffer
+    /// would otherwise reload `count` each time, and most of a record is integers.
     @inline(__always)
-    private func start(_ kind: Kind, seq: Int) {
-        let bytes = storage  // `capacity` is never below 256: room for both
-        bytes[0] = kind.rawValue
-        var at = 1
-        var value = UInt64(bitPattern: Int64(seq))
+    private static func put(varint value: UInt64, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int) {
+        var value = value
         while value >= 0x80 {
             bytes[at] = UInt8(truncatingIfNeeded: value) | 0x80
             at += 1
             value >>= 7
         }
         bytes[at] = UInt8(value)
-        count = at + 1
+        at += 1
+    }
+
+    /// Starts a record: its kind and its seq (`capacity` is never below 256: room for both).
+    @inline(__always)
+    private func start(_ kind: Kind, seq: Int) {
+        storage[0] = kind.rawValue
+        var at = 1
+        Self.put(varint: UInt64(bitPattern: Int64(seq)), into: storage, at: &at)
+        count = at
     }
 
     private func varint(_ value: UInt64) {
         // Ten bytes hold any varint: room is made once, then the bytes are stored directly.
         while capacity - count < 10 { grow() }
-        var value = value
-        while value >= 0x80 {
-            storage[count] = UInt8(truncatingIfNeeded: value) | 0x80
-            count += 1
-            value >>= 7
-        }
-        storage[count] = UInt8(value)
-        count += 1
+        var at = count
+        Self.put(varint: value, into: storage, at: &at)
+        count = at
     }
 
-    /// The tag of `value` (0 for `nil`, 1 for an integer) and its zigzag varint. Inlined, with
-    /// the position in a local (stores through `storage` would otherwise reload it): most of
-    /// what a record holds is integers.
+    /// The tag of `value` (0 for `nil`, 1 for an integer) and its zigzag varint.
     @inline(__always)
     private func int(_ value: Int?) {
         // The tag and the longest varint fit once room is made.
         while capacity - count < 11 { grow() }
-        let bytes = storage
         var at = count
         guard let value else {
-            bytes[at] = 0
+            storage[at] = 0
             count = at + 1
             return
         }
-        bytes[at] = 1
+        storage[at] = 1
         at += 1
         // Zigzag, so that small negative numbers stay short.
-        var zigzag = UInt64(bitPattern: Int64((value << 1) ^ (value >> 63)))
-        while zigzag >= 0x80 {
-            bytes[at] = UInt8(truncatingIfNeeded: zigzag) | 0x80
-            at += 1
-            zigzag >>= 7
-        }
-        bytes[at] = UInt8(zigzag)
-        count = at + 1
+        Self.put(varint: UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))), into: storage, at: &at)
+        count = at
     }
 
     private func real(_ value: Double?) {
