@@ -350,7 +350,7 @@ struct Delivery {
         batchRef._withUnsafeGuaranteedRef {
             $0.records.append(FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
                 event: currentID, node: context.nodeID, phase: stepPhase, handler: context.handler,
-                outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds, detail: detail))))
+                outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds), detail: detail)))
         }
     }
 

@@ -33,8 +33,9 @@ public enum Fact: Sendable {
     case handlerMatched(HandlerID, eventType: String)
     /// An event, request or error was raised (or produced by a transform).
     case raised(RaisedEvent)
-    /// A handler was called.
-    case handlerCalled(HandlerCall)
+    /// A handler was called; `detail` is the error of a failed call or the answer of an
+    /// answering call (`nil` for every other call).
+    case handlerCalled(HandlerCall, detail: HandlerCall.Detail?)
     /// A step could not be delivered: its node was released before or during it.
     /// `lostHandlers` are the handlers whose calls the route expected there (registered at
     /// raise time, matching the event and the phase, and not yet called).

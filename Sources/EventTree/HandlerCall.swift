@@ -1,4 +1,6 @@
-/// One recorded handler call: a handful of integers, so that recording it is cheap.
+/// One recorded handler call: a handful of integers and codes, trivially copyable, so that
+/// recording it costs a few stores. What a failed or answering call carries beside it (its
+/// error, its answer) travels with the fact (see ``Fact/handlerCalled(_:detail:)``).
 public struct HandlerCall: Sendable {
     /// The event the call saw.
     public var event: EventID
@@ -14,13 +16,11 @@ public struct HandlerCall: Sendable {
     public var startedAt: Int
     /// How long it ran, in nanoseconds.
     public var nanoseconds: Int
-    /// The error of a failed call, or the answer of an answering call.
-    public var detail: Detail?
 
     /// Creates a call record.
     public init(
         event: EventID, node: NodeID, phase: Phase, handler: HandlerID, outcome: Outcome.Kind,
-        startedAt: Int = 0, nanoseconds: Int, detail: Detail?
+        startedAt: Int = 0, nanoseconds: Int
     ) {
         self.event = event
         self.node = node
@@ -29,10 +29,9 @@ public struct HandlerCall: Sendable {
         self.outcome = outcome
         self.startedAt = startedAt
         self.nanoseconds = nanoseconds
-        self.detail = detail
     }
 
-    /// The extra value some calls carry. Indirect, so that a call without one stays small.
+    /// The extra value some calls carry. Indirect, so that a fact without one stays small.
     public indirect enum Detail: Sendable {
         /// What a failed call threw (or why it could not run).
         case error(any Error)

@@ -39,7 +39,7 @@ struct TraceRenderer {
 
     private func step(_ fact: Fact) -> TraceStep? {
         switch fact {
-        case let .handlerCalled(call):
+        case let .handlerCalled(call, _):
             TraceStep(
                 eventType: type(call.event), nodePath: path(call.node), phase: call.phase,
                 handlerLabel: label(call.handler), outcome: call.outcome.rawValue)
@@ -94,9 +94,9 @@ struct TraceRenderer {
             if raised.transformedFrom == nil, let cause = raised.cause { line += " cause \(type(cause))" }
             if let from = raised.transformedFrom { line += " from \(type(from))" }
             return line
-        case let .handlerCalled(call):
+        case let .handlerCalled(call, detail):
             var line = "call \(path(call.node)) \(call.phase) \(label(call.handler)) -> \(call.outcome)"
-            if let detail = call.detail { line += " (\(detail.text))" }
+            if let detail { line += " (\(detail.text))" }
             return line
         case let .stepUndelivered(_, node, phase, lostHandlers):
             return "undelivered \(path(node)) \(phase)" + (lostHandlers.isEmpty ? "" : " (\(lostHandlers.count) lost)")

@@ -62,7 +62,7 @@ struct SpanPlan {
         var nextCall: [EventID: Int] = [:]
         for index in records.indices.reversed() {
             switch records[index].fact {
-            case .handlerCalled(let call):
+            case .handlerCalled(let call, _):
                 nextCall[call.event] = spanOfRecord[index]
             case .raised(let raised):
                 if let cause = raised.cause, let call = nextCall[cause] { enclosingCall[index] = call }
@@ -97,14 +97,14 @@ struct SpanPlan {
                 raiseSpans[raised.id] = spans.count
                 spans.append(span)
                 latest = max(latest, raised.raisedAt)
-            case .handlerCalled(let call):
+            case .handlerCalled(let call, let detail):
                 let end = call.startedAt + call.nanoseconds
                 var span = Planned(
                     name: world.handler(call.handler)?.label ?? "handler \(call.handler.rawValue)",
                     parent: raiseSpans[call.event], start: call.startedAt, end: end)
                 span.isCall = true
                 span.attributes = Self.attributes(of: call, seq: record.seq, world: world)
-                if case .error(let error)? = call.detail {
+                if case .error(let error)? = detail {
                     span.errors.append((error, end))
                     span.status = SpanStatus(code: .error, message: String(describing: error))
                 }
@@ -150,7 +150,7 @@ struct SpanPlan {
     /// Whether `raised` is what the call recorded just before it produced: the error of a
     /// failing call (on the event channel), a converted error's event, or a transform.
     private static func isProduct(of raised: RaisedEvent, _ previous: FactRecord, kinds: [EventID: RaisedEvent.Kind]) -> Bool {
-        guard case .handlerCalled(let call) = previous.fact else { return false }
+        guard case .handlerCalled(let call, _) = previous.fact else { return false }
         let source = kinds[call.event]
         switch call.outcome {
         case .transformed where raised.transformedFrom == call.event,

@@ -43,7 +43,7 @@ final class Capturing: Recorder, @unchecked Sendable {
             return "\(seq) raise \(raised.typeName) \(raised.kind) at \(raised.origin.rawValue) \(raised.mode) "
                 + "cause \(raised.cause.map { "\($0.rawValue)" } ?? "-") from \(raised.transformedFrom.map { "\($0.rawValue)" } ?? "-") "
                 + "end \(end) \(status.kind) \(raised.policy)"
-        case .handlerCalled(let call):
+        case .handlerCalled(let call, _):
             return "\(seq) call \(call.event.rawValue) \(call.node.rawValue) \(call.phase) #\(handlers[call.handler]!) \(call.outcome)"
         case let .stepUndelivered(event, node, phase, lost):
             return "\(seq) undelivered \(event.rawValue) \(node.rawValue) \(phase) \(lost.count)"

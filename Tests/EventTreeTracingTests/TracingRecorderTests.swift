@@ -86,7 +86,7 @@ import Tracing
                 transformedFrom: nil, raisedAt: 1_000))),
             FactRecord(seq: 11, fact: .handlerCalled(HandlerCall(
                 event: event, node: doc, phase: .target, handler: handler, outcome: .handled, startedAt: 2_000,
-                nanoseconds: 1_000, detail: nil))),
+                nanoseconds: 1_000), detail: nil)),
             FactRecord(seq: 12, fact: .raiseFinished(event, status: .delivered)),
         ])
     }

@@ -221,7 +221,7 @@ final class RowWriter {
     ) throws(SQLiteError) {
         let seq = record.pointee.seq
         switch record.pointee.fact {
-        case .handlerCalled(let call):
+        case .handlerCalled(let call, let detail):
             count.steps += 1
             let number = try handlerNumber(call.handler)
             let code = JournalCodes.callCode(eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome)
@@ -238,7 +238,7 @@ final class RowWriter {
             run.append(
                 CallRun.Call(seq: seq, handlerNumber: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset),
                 of: call.event.rawValue)
-            let detail = call.detail?.text
+            let detail = detail?.text
             if let detail {
                 try insertDetail.bind(seq, at: 1)
                 try insertDetail.bind(detail, at: 2)
