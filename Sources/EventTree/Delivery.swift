@@ -354,10 +354,11 @@ struct Delivery {
         }
     }
 
-    private func record(_ fact: Fact) {
+    private func record(_ fact: consuming Fact) {
         guard let batchRef else { return }
         let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
-        batchRef._withUnsafeGuaranteedRef { $0.records.append(FactRecord(seq: seq, fact: fact)) }
+        let record = FactRecord(seq: seq, fact: fact)
+        batchRef._withUnsafeGuaranteedRef { $0.records.append(record) }
     }
 
     /// Whether calls are being timed and recorded.

@@ -30,9 +30,13 @@ final class JournalWriter: @unchecked Sendable {
     @exclusivity(unchecked) private var pending: [PendingBatch] = []
     /// Emptied buffers of committed batches, handed back to raises (guarded by `lock`).
     @exclusivity(unchecked) private var recycled: [[FactRecord]] = []
-    /// At most this many are kept (as many as one busy transaction frees), each with room for
-    /// at most `recycledCapacity` records: a few MiB at worst, next to what was pending.
-    private static let recycledLimit = 1024
+    /// The room of the kept buffers, in records: at most ``recycledLimit``.
+    private var recycledRoom = 0
+    /// As much room as a full backlog's batches (what one transaction frees while raisers
+    /// are paced to the writer; fewer, and the rest would be freed here and allocated anew
+    /// by raises), at least 32,768 records: a few MiB at worst, next to what was pending.
+    private var recycledLimit: Int { max(2 * options.maxBacklog, 32_768) }
+    /// Larger buffers (of unusually large raises) are not kept.
     private static let recycledCapacity = 32
     private var pendingRecords = 0
     /// Records of the transaction being written (still counted in `pendingRecords`).
@@ -116,13 +120,15 @@ final class JournalWriter: @unchecked Sendable {
     /// - Returns: What became of the batch.
     @discardableResult
     func enqueue(_ records: [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false) -> RecordingStatus {
-        guard let first = records.first else { return .accepted }
+        // The first seq read in place: copying the first record would retain its event.
+        guard !records.isEmpty else { return .accepted }
+        let first = records[0].seq
         let count = records.count
         lock.lock()
         defer { lock.unlock() }
         // Settled with the lock held: to the writer, a batch is open (not yet here) or
         // pending (or gone), never neither.
-        defer { sequence.settle(first.seq) }
+        defer { sequence.settle(first) }
         if options.whenFull == .block && !isChange {
             while !isStopped && pendingRecords > 0 && mustWaitForRoom(adding: count) { progress.wait(lock) }
         }
@@ -274,17 +280,20 @@ final class JournalWriter: @unchecked Sendable {
     func recycledRecords() -> [FactRecord]? {
         lock.lock()
         defer { lock.unlock() }
-        return recycled.popLast()
+        guard let buffer = recycled.popLast() else { return nil }
+        recycledRoom -= buffer.capacity
+        return buffer
     }
 
     /// Keeps the committed batches' buffers, emptied (the records are released here, on
     /// the writer's thread, as before), for ``recycledRecords()``. Called with the lock held.
     private func recycle(_ batches: inout [PendingBatch]) {
-        for index in batches.indices where recycled.count < Self.recycledLimit {
+        for index in batches.indices where recycledRoom < recycledLimit {
             var records: [FactRecord] = []
             swap(&records, &batches[index].records)
             guard records.capacity <= Self.recycledCapacity else { continue }
             records.removeAll(keepingCapacity: true)
+            recycledRoom += records.capacity
             recycled.append(records)
         }
     }
