@@ -41,6 +41,11 @@ struct Statement: ~Copyable {
 
     /// Binds UTF-8 bytes as text; SQLite copies them.
     func bind(utf8 bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+        try bind(utf8: bytes[...], at: index)
+    }
+
+    /// Binds UTF-8 bytes (a part of a buffer) as text; SQLite copies them.
+    func bind(utf8 bytes: ArraySlice<UInt8>, at index: Int32) throws(SQLiteError) {
         guard !bytes.isEmpty else { return try bind("", at: index) }
         let status = bytes.withUnsafeBufferPointer { buffer in
             sqlite3_bind_text(

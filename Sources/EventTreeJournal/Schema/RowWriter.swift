@@ -520,17 +520,17 @@ final class RowWriter {
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = model.sessionClocks[row.session]?.nanoseconds
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
-        eventRows.append(.integer(raised.id.rawValue))
-        eventRows.append(.integer(row.session.rawValue))
-        eventRows.append(.integer(row.type))
-        eventRows.append(.integer(raised.kind.rawValue))
-        eventRows.append(.integer(raised.origin.rawValue))
-        eventRows.append(.integer(JournalCodes.code(raised.mode)))
-        eventRows.append(.text(payload))
-        eventRows.append(.init(finishedBack))
-        eventRows.append(.init(row.status?.kind.rawValue))
-        eventRows.append(.init(raisedMicroseconds))
-        eventRows.append(.init(row.thread))
+        eventRows.append(raised.id.rawValue)
+        eventRows.append(row.session.rawValue)
+        eventRows.append(row.type)
+        eventRows.append(raised.kind.rawValue)
+        eventRows.append(raised.origin.rawValue)
+        eventRows.append(JournalCodes.code(raised.mode))
+        eventRows.append(text: payload)
+        eventRows.append(finishedBack)
+        eventRows.append(row.status?.kind.rawValue)
+        eventRows.append(raisedMicroseconds)
+        eventRows.append(row.thread)
         try eventRows.endRow()
 
         let site = row.status?.site
@@ -599,10 +599,10 @@ final class RowWriter {
 
     private func close(_ run: CallRun) throws(SQLiteError) {
         guard !run.isEmpty else { return }
-        runRows.append(.integer(run.firstSeq))
-        runRows.append(.integer(run.event))
-        runRows.append(.integer(run.lastSeq))
-        run.close { calls in runRows.append(.text(Array(calls))) }
+        runRows.append(run.firstSeq)
+        runRows.append(run.event)
+        runRows.append(run.lastSeq)
+        run.close { calls in runRows.append(text: calls) }
         try runRows.endRow()
     }
 

@@ -4,15 +4,13 @@
 ///
 /// Used by the writer thread only, inside its transaction: ``flush()`` before the commit.
 final class PendingRows {
-    /// One value of a row.
-    enum Value {
+    /// One value of a row. Trivially copyable (a text's bytes wait in ``bytes``), so that
+    /// emptying the rows after their insert destroys nothing value by value.
+    private enum Value {
         case integer(Int)
         case null
-        case text([UInt8])
-
-        init(_ value: Int?) {
-            self = value.map(Value.integer) ?? .null
-        }
+        /// The bytes `start..<end` of ``bytes``.
+        case text(start: Int, end: Int)
     }
 
     /// How many rows one full statement inserts.
@@ -23,6 +21,8 @@ final class PendingRows {
     private let one: Statement
     /// The rows waiting, flattened.
     @exclusivity(unchecked) private var values: [Value] = []
+    /// The UTF-8 bytes of their texts, one after the other.
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
 
     /// Prepares the statements that insert into `table`'s `columns`, in that order.
     init(into table: String, columns: [String], db: borrowing Connection) throws(SQLiteError) {
@@ -34,9 +34,21 @@ final class PendingRows {
         values.reserveCapacity(Self.rowsPerStatement * columns.count)
     }
 
-    /// Adds the next value of the row being made (the columns in order).
-    func append(_ value: Value) {
-        values.append(value)
+    /// Adds the next value of the row being made (the columns in order): an integer.
+    func append(_ value: Int) {
+        values.append(.integer(value))
+    }
+
+    /// Adds the next value of the row being made: an integer, or NULL for `nil`.
+    func append(_ value: Int?) {
+        values.append(value.map(Value.integer) ?? .null)
+    }
+
+    /// Adds the next value of the row being made: text, as its UTF-8 bytes.
+    func append(text: some Collection<UInt8>) {
+        let start = bytes.count
+        bytes.append(contentsOf: text)
+        values.append(.text(start: start, end: bytes.count))
     }
 
     /// Ends the row being made; a full statement's worth of rows is inserted at once.
@@ -47,15 +59,15 @@ final class PendingRows {
 
     /// Inserts every row waiting.
     func flush() throws(SQLiteError) {
-        defer { values.removeAll(keepingCapacity: true) }
+        defer { discard() }
         var start = 0
         if values.count == Self.rowsPerStatement * columns {
-            try Self.bind(values[...], to: many)
+            try bind(values.indices, to: many)
             try many.run()
             start = values.count
         }
         while start < values.count {
-            try Self.bind(values[start..<start + columns], to: one)
+            try bind(start..<start + columns, to: one)
             try one.run()
             start += columns
         }
@@ -64,17 +76,19 @@ final class PendingRows {
     /// Forgets the rows waiting (their transaction is rolled back).
     func discard() {
         values.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
     }
 
-    private static func bind(_ values: ArraySlice<Value>, to statement: borrowing Statement) throws(SQLiteError) {
-        var position: Int32 = 1
-        for value in values {
-            switch value {
-            case .integer(let number): try statement.bind(number, at: position)
-            case .null: try statement.bind(nil as Int?, at: position)
-            case .text(let bytes): try statement.bind(utf8: bytes, at: position)
+    /// Binds the values at `positions` to `statement`'s parameters, in order.
+    private func bind(_ positions: Range<Int>, to statement: borrowing Statement) throws(SQLiteError) {
+        var parameter: Int32 = 1
+        for index in positions {
+            switch values[index] {
+            case .integer(let number): try statement.bind(number, at: parameter)
+            case .null: try statement.bind(nil as Int?, at: parameter)
+            case .text(let start, let end): try statement.bind(utf8: bytes[start..<end], at: parameter)
             }
-            position += 1
+            parameter += 1
         }
     }
 }
