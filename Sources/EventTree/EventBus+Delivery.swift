@@ -148,24 +148,30 @@ extension EventBus {
             inherited: inherited, stack: stack)
         let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch))
         let timed = delivery.isRecording
+        // A recorded call ends with one clock reading, which is also the start of the next
+        // call when nothing else ran in between (0 after a follow-up, and when not timed):
+        // one reading per call, the bookkeeping between two calls counted in the second.
+        var lastReading = 0
         while let next = delivery.nextHandler() {
             stack.handler = delivery.context.handler
-            let started = timed ? clock.nanoseconds() : 0
+            let started = lastReading != 0 || !timed ? lastReading : clock.nanoseconds()
             let followUp: Delivery.FollowUp?
             do {
                 // The step's list holds the handler through the call.
                 let outcome = try delivery.unretainedBox._withUnsafeGuaranteedRef { box in
                     try HandlerEntry.call(next, box, delivery.context, onMainActor: onMainActor)
                 }
-                followUp = delivery.complete(
-                    next, with: outcome, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
+                if timed { lastReading = clock.nanoseconds() }
+                followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
-                followUp = delivery.fail(
-                    next, with: error, startedAt: started, nanoseconds: timed ? clock.nanoseconds() - started : 0)
+                if timed { lastReading = clock.nanoseconds() }
+                followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
             }
             // The stack keeps naming this handler until the next call overwrites it: between
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).
             switch followUp {
+            case nil:
+                continue
             case .transformed?:
                 stack.innermost?.eventID = delivery.currentID
             case let .reportError(error, node, cause)?:
@@ -176,9 +182,8 @@ extension EventBus {
                 _ = deliver(
                     makeBox(event), channel: .events, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
                     inherited: .some(delivery.batch), stack: stack)
-            case nil:
-                break
             }
+            lastReading = 0
         }
         stack.pop(restoring: outerCall)
         return end(&delivery, stack: stack)

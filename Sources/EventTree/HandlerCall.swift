@@ -12,9 +12,12 @@ public struct HandlerCall: Sendable {
     public var handler: HandlerID
     /// What it did.
     public var outcome: Outcome.Kind
-    /// When it started, on the bus clock's monotonic nanoseconds (see ``EventClock``).
+    /// When it started, on the bus clock's monotonic nanoseconds (see ``EventClock``): in a
+    /// synchronous delivery, where the call before it ended when nothing else ran in between
+    /// (one clock reading per call), else read as it starts.
     public var startedAt: Int
-    /// How long it ran, in nanoseconds.
+    /// How long it ran, in nanoseconds, from ``startedAt`` to its end: the bus's
+    /// bookkeeping since the call before it (tens of nanoseconds) included.
     public var nanoseconds: Int
 
     /// Creates a call record.

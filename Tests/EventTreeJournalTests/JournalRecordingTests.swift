@@ -111,13 +111,13 @@ import Testing
             app.raise(Ping())
             bus.end()
             try journal.flush()
-            // Readings: session start 0; raise 1 ms; first call 2 (ends 3); second call 4
-            // (ends 5); session end 6.
+            // Readings: session start 0; raise 1 ms; first call 2 (ends 3); the second call
+            // starts where the first ended, 3 (ends 4); session end 5.
             #expect(try lines(journal.path, "SELECT started_at, ended_at FROM sessions")
-                == ["2023-11-14T22:13:20.250Z|2023-11-14T22:13:20.256Z"])
+                == ["2023-11-14T22:13:20.250Z|2023-11-14T22:13:20.255Z"])
             #expect(try lines(journal.path, "SELECT raised_at FROM event_history") == ["2023-11-14T22:13:20.251Z"])
             #expect(try lines(journal.path, "SELECT handler_label, at, duration_ns FROM delivery_history ORDER BY seq")
-                == ["first|2023-11-14T22:13:20.252Z|1000000", "second|2023-11-14T22:13:20.254Z|1000000"])
+                == ["first|2023-11-14T22:13:20.252Z|1000000", "second|2023-11-14T22:13:20.253Z|1000000"])
         }
     }
 }

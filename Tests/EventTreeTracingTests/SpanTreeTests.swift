@@ -105,22 +105,22 @@ struct Scenario {
         s.app.onError(label: "catch") { _, _ in .handled }
         s.app.raise(Upload())
 
-        // Raise 1; outer 2–6 with Notify raised at 3 and inner 4–5 inside it; thrower 7–8;
-        // its error raised at 9 (after its call returned), caught 10–11. A raise ends with
-        // the last thing under it.
+        // Raise 1; outer 2–6 with Notify raised at 3 and inner 4–5 inside it; thrower 6–7
+        // (a call starts where the call before it ended); its error raised at 8 (after its
+        // call returned), caught 9–10. A raise ends with the last thing under it.
         let sessionStart: UInt64 = 1_700_000_000_250_000_000
         #expect(render(s.tracer.finishedSpans, times: sessionStart) == """
-            Upload event bubble at app -> failed; status error: disk full [1µs…11µs]
+            Upload event bubble at app -> failed; status error: disk full [1µs…10µs]
               outer at app target -> handled [2µs…6µs]
                 Notify event bubble at app -> delivered; link cause Upload [3µs…5µs]
                   inner at app target -> handled [4µs…5µs]
-              thrower at app target -> failed; error disk full; status error: disk full [7µs…8µs]
-                UploadFailed error bubble at app -> delivered; link cause Upload; error disk full [9µs…11µs]
-                  catch at app target -> handled [10µs…11µs]
+              thrower at app target -> failed; error disk full; status error: disk full [6µs…7µs]
+                UploadFailed error bubble at app -> delivered; link cause Upload; error disk full [8µs…10µs]
+                  catch at app target -> handled [9µs…10µs]
             """)
         let root = try #require(s.tracer.finishedSpans.first { $0.parentSpanID == nil })
         #expect(root.startInstant.nanosecondsSinceEpoch == 1_700_000_000_250_001_000)
-        #expect(root.endInstant.nanosecondsSinceEpoch == 1_700_000_000_250_011_000)
+        #expect(root.endInstant.nanosecondsSinceEpoch == 1_700_000_000_250_010_000)
     }
 
     @Test func pathsAreThePathsWhenEachFactHappenedEvenWhenTheTreeChangedBeforeTheRecordsArrived() {
