@@ -67,35 +67,38 @@ public final class SequenceCounter: @unchecked Sendable {
     }
 }
 
-/// The first numbers of open batches, ascending, with the settled ones marked until the
-/// oldest open one is settled.
+/// The first numbers of open batches, ascending, with the settled ones marked (negated)
+/// until the oldest open one is settled.
 private struct OpenBatches {
+    /// A batch's first number, negated once settled. Numbers are positive.
     private var firsts: [Int] = []
-    private var isSettled: [Bool] = []
     private var head = 0
 
     var oldest: Int? { head < firsts.count ? firsts[head] : nil }
 
     mutating func append(_ first: Int) {
         firsts.append(first)
-        isSettled.append(false)
     }
 
     mutating func settle(_ first: Int) {
-        // Binary search: `firsts` is ascending.
-        var low = head
-        var high = firsts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if firsts[middle] < first { low = middle + 1 } else { high = middle }
+        // Batches mostly settle in the order they opened: the oldest first.
+        if head < firsts.count && firsts[head] == first {
+            head += 1
+        } else {
+            // Binary search: `firsts` is ascending by magnitude.
+            var low = head
+            var high = firsts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if abs(firsts[middle]) < first { low = middle + 1 } else { high = middle }
+            }
+            guard low < firsts.count, firsts[low] == first else { return }
+            firsts[low] = -first
         }
-        guard low < firsts.count, firsts[low] == first else { return }
-        isSettled[low] = true
-        while head < firsts.count && isSettled[head] { head += 1 }
+        while head < firsts.count && firsts[head] < 0 { head += 1 }
         // Settled entries are dropped in bulk (amortised), not one by one as they settle.
         if head > 1_024 && head * 2 > firsts.count {
             firsts.removeFirst(head)
-            isSettled.removeFirst(head)
             head = 0
         }
     }
