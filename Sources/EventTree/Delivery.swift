@@ -380,17 +380,17 @@ struct Delivery {
     /// Whether nobody acted on the event (a dead letter) or caught the error.
     var isUnattended: Bool { verdict.isUnattended }
 
-    /// Records the end of the raise (for every event of its transform chain).
-    func recordEnd() {
+    /// Records the end of the raise (for every event of its transform chain), which ended
+    /// with `status`.
+    func recordEnd(_ status: RaiseStatus) {
         guard batch != nil else { return }
-        let status = status
         record(.raiseFinished(raise.id, status: status))
         for raised in detour?.transforms ?? [] { record(.raiseFinished(raised.id, status: status)) }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 
     /// The raise's result, once its records are handed over (the answer moves into it).
-    mutating func result(recording: RecordingStatus) -> RaiseResult {
+    mutating func result(_ status: consuming RaiseStatus, recording: RecordingStatus) -> RaiseResult {
         RaiseResult(eventID: raise.id, finalEventID: currentID, status: status, answer: answer.take(), recording: recording)
     }
 }

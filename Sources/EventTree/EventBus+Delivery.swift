@@ -108,7 +108,8 @@ extension EventBus {
     /// Ends a delivery: records how it ended, calls the hooks, and hands an outermost
     /// delivery's records to the recorder. `stack` is the thread's that ends it.
     func end(_ delivery: inout Delivery, stack: DeliveryStack = .current) -> RaiseResult {
-        if delivery.isRecording { delivery.recordEnd() }
+        let status = delivery.status
+        if delivery.isRecording { delivery.recordEnd(status) }
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }
@@ -129,7 +130,7 @@ extension EventBus {
                 recording = .withEnclosingRaise
             }
         }
-        return delivery.result(recording: recording)
+        return delivery.result(status, recording: recording)
     }
 
     // MARK: The synchronous driver
