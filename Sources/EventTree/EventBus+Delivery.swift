@@ -121,8 +121,8 @@ extension EventBus {
         var recording = RecordingStatus.notRecorded
         if let batch = delivery.batch {
             if delivery.isOutermost, let recorder {
-                let records = batch.records
-                batch.records = []
+                var records: [FactRecord] = []
+                swap(&records, &batch.records)
                 recording = recorder.record(records, session: session)
                 // A buffer the recorder is done with, for this thread's next batch.
                 stack.keepSpareRecords(recorder.recycledRecords())

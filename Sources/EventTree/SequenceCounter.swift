@@ -15,7 +15,10 @@ import Synchronization
 public final class SequenceCounter: @unchecked Sendable {
     // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
-    private let lock: Lock?
+    /// Guards `openBatches` (never taken when batches are not tracked).
+    private let lock = Lock()
+    /// Whether batches are tracked until settled.
+    public let tracksOpenBatches: Bool
     /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.
     @exclusivity(unchecked) private var openBatches = OpenBatches()
 
@@ -27,7 +30,7 @@ public final class SequenceCounter: @unchecked Sendable {
     ///     settled (see ``settledBelow``).
     public init(startingAt first: Int = 1, tracksOpenBatches: Bool = false) {
         next = Atomic(first)
-        lock = tracksOpenBatches ? Lock() : nil
+        self.tracksOpenBatches = tracksOpenBatches
     }
 
     /// Takes the next number.
@@ -38,13 +41,10 @@ public final class SequenceCounter: @unchecked Sendable {
     /// The number the next call to ``advance()`` will return.
     public var peek: Int { next.load(ordering: .relaxed) }
 
-    /// Whether batches are tracked until settled.
-    public var tracksOpenBatches: Bool { lock != nil }
-
     /// Takes the next number as the first of a batch of records that a recorder will
     /// settle with ``settle(_:)`` (the same as ``advance()`` when batches are not tracked).
     public func open() -> Int {
-        guard let lock else { return advance() }
+        guard tracksOpenBatches else { return advance() }
         lock.lock()
         defer { lock.unlock() }
         // Under the lock, so that open batches are appended in ascending order.
@@ -55,14 +55,14 @@ public final class SequenceCounter: @unchecked Sendable {
 
     /// Marks the batch that ``open()`` started with `first` as handed over.
     public func settle(_ first: Int) {
-        guard let lock else { return }
+        guard tracksOpenBatches else { return }
         lock.withLock { openBatches.settle(first) }
     }
 
     /// Every number below this one belongs to a settled batch, or to no batch at all: a
     /// fact numbered lower can no longer arrive. Without tracking, the next number.
     public var settledBelow: Int {
-        guard let lock else { return peek }
+        guard tracksOpenBatches else { return peek }
         return lock.withLock { openBatches.oldest ?? next.load(ordering: .sequentiallyConsistent) }
     }
 }
