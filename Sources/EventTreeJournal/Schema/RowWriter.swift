@@ -51,6 +51,8 @@ final class RowWriter {
     /// The last event a call was written for, and its raise time: consecutive calls mostly
     /// belong to one event, so the dictionary of open events is looked up once per event.
     private var lastCallEvent: (id: EventID, raisedAt: Int)?
+    /// Thread names by number (see `threadName(_:)`).
+    private var threadNames: [String?] = []
     private let insertChain: Statement
 
     init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
@@ -250,11 +252,17 @@ final class RowWriter {
             keepForChain(seq)
         case .raised(let raised):
             count.events += 1
-            if let thread, model.namedThreads.insert(ThreadKey(session: session, number: thread)).inserted {
-                try insertThread.bind(session.rawValue, at: 1)
-                try insertThread.bind(thread, at: 2)
-                try insertThread.bind(RaisingThread.name(of: thread), at: 3)
-                try insertThread.run()
+            if let thread {
+                let key = ThreadKey(session: session, number: thread)
+                if key != model.lastNamedThread {
+                    if model.namedThreads.insert(key).inserted {
+                        try insertThread.bind(session.rawValue, at: 1)
+                        try insertThread.bind(thread, at: 2)
+                        try insertThread.bind(threadName(thread), at: 3)
+                        try insertThread.run()
+                    }
+                    model.lastNamedThread = key
+                }
             }
             model.openEvents[raised.id] = EventRow(
                 raised: raised, session: session, type: try typeID(raised.typeName), thread: thread)
@@ -491,8 +499,30 @@ final class RowWriter {
         return number
     }
 
+    /// The monotonic start of `session`, if it started in this process.
+    private func sessionStart(_ session: SessionID) -> Int? {
+        if let last = model.lastSessionStart, last.session == session { return last.nanoseconds }
+        guard let start = model.sessionClocks[session]?.nanoseconds else { return nil }
+        model.lastSessionStart = (session, start)
+        return start
+    }
+
+    /// The name thread `number` had when it was numbered (it never changes after), kept
+    /// here after the first lookup.
+    private func threadName(_ number: Int) -> String {
+        if number < threadNames.count, let name = threadNames[number] { return name }
+        let name = RaisingThread.name(of: number)
+        if number >= threadNames.count { threadNames += Array(repeating: nil, count: number + 1 - threadNames.count) }
+        threadNames[number] = name
+        return name
+    }
+
     private func typeID(_ name: String) throws(SQLiteError) -> Int {
-        if let id = model.typeIDs[name] { return id }
+        if let last = model.lastType, last.name == name { return last.id }
+        if let id = model.typeIDs[name] {
+            model.lastType = (name, id)
+            return id
+        }
         let id = model.nextTypeID
         model.nextTypeID += 1
         model.typeIDs[name] = id
@@ -518,7 +548,7 @@ final class RowWriter {
         let raised = row.raised
         let payload = Self.payloadJSON(raised.payload)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
-        let start = model.sessionClocks[row.session]?.nanoseconds
+        let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
         eventRows.append(raised.id.rawValue)
         eventRows.append(row.session.rawValue)
@@ -545,7 +575,7 @@ final class RowWriter {
             transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
             stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
             onFailure: raised.policy == .stop ? 1 : 0, thread: row.thread,
-            threadName: row.thread.map(RaisingThread.name(of:)))
+            threadName: row.thread.map(threadName))
         keepForChain(raised.id.rawValue)
         guard raised.cause != nil || raised.transformedFrom != nil || site != nil || row.unattendedSeq != nil
             || row.lostCalls > 0 || raised.policy == .stop

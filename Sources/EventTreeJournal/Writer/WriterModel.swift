@@ -9,13 +9,21 @@ struct WriterModel {
     var handlerNumbers = IntTable()
     var nextHandlerNumber: Int
     var typeIDs: [String: Int] = [:]
+    /// The type of the last raise, in front of `typeIDs`: raises mostly repeat a type.
+    var lastType: (name: String, id: Int)?
     var nextTypeID: Int
     var openEvents: [EventID: EventRow] = [:]
     /// The threads named in `j_threads`, per session.
     var namedThreads: Set<ThreadKey> = []
+    /// The thread of the last raise, named (in front of `namedThreads`).
+    var lastNamedThread: ThreadKey?
     /// Each session's start: on the wall clock and on its bus's monotonic clock, to place
     /// raises and calls in time. Sessions of this process only (older ones end no more).
-    var sessionClocks: [SessionID: (wall: Double, nanoseconds: Int)] = [:]
+    var sessionClocks: [SessionID: (wall: Double, nanoseconds: Int)] = [:] {
+        didSet { lastSessionStart = nil }
+    }
+    /// The monotonic start of the last raise's session, in front of `sessionClocks`.
+    var lastSessionStart: (session: SessionID, nanoseconds: Int)?
     /// Event, step and drop counts not yet written to the sessions' rows.
     var pendingCounts: [SessionID: (events: Int, steps: Int, dropped: Int)] = [:]
     /// The next seq a reopened journal would start from (see `RowWriter.sequenceReserve`).
