@@ -53,6 +53,8 @@ final class RowWriter {
     private var lastCallEvent: (id: EventID, raisedAt: Int)?
     /// Thread names by number (see `threadName(_:)`).
     private var threadNames: [String?] = []
+    /// The payload of the event row being written (one buffer for every row).
+    private var payload: [UInt8] = []
     private let insertChain: Statement
 
     init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
@@ -546,7 +548,7 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        let payload = Self.payloadJSON(raised.payload)
+        Self.writePayloadJSON(raised.payload, into: &payload)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
@@ -652,18 +654,20 @@ final class RowWriter {
         keepForChain(seq)
     }
 
-    /// The payload as JSON text: the event encoded, or the error's description as a JSON
-    /// string. An event that fails to encode is stored as a JSON object saying why.
-    static func payloadJSON(_ payload: RaisedEvent.Payload) -> [UInt8] {
+    /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded, or
+    /// the error's description as a JSON string. An event that fails to encode is stored as
+    /// a JSON object saying why.
+    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: inout [UInt8]) {
+        bytes.removeAll(keepingCapacity: true)
         switch payload {
         case .event(let event):
             do {
-                return try PayloadEncoder.utf8(event)
+                try PayloadEncoder.append(event, to: &bytes)
             } catch {
-                return Array(("{\"unencodable\":" + JSONText.quoted("\(error)") + "}").utf8)
+                bytes.append(contentsOf: ("{\"unencodable\":" + JSONText.quoted("\(error)") + "}").utf8)
             }
         case .error(let error):
-            return Array(JSONText.quoted(String(describing: error)).utf8)
+            JSONText.appendQuoted(String(describing: error), to: &bytes)
         }
     }
 }

@@ -24,13 +24,19 @@ package enum PayloadEncoder {
 
     /// The JSON text of `value`, as UTF-8 bytes (what the journal binds).
     package static func utf8<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        try append(value, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the JSON text of `value` to `bytes`, as UTF-8 (the writer reuses one buffer).
+    /// When encoding throws, `bytes` is as it was.
+    package static func append<T: Encodable>(_ value: T, to bytes: inout [UInt8]) throws {
         // Through `node(for:)`, not `value.encode(to:)`: a top-level `Data` or `URL` must be
         // written as `JSONEncoder` writes it, not as its own `encode(to:)` would.
         let node = try TreeEncoder.node(for: value, at: [])
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
         node.write(to: &bytes)
-        return bytes
     }
 }
 
