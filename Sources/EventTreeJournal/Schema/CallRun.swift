@@ -29,7 +29,7 @@ final class CallRun {
     @exclusivity(unchecked) private(set) var firstSeq = 0
     @exclusivity(unchecked) private(set) var lastSeq = 0
     /// The row's `calls` text so far (without its closing bracket while open).
-    private let text = Text()
+    private let text = ByteBuffer(capacity: 512)
 
     /// Whether the run has no call.
     var isEmpty: Bool { firstSeq == 0 }
@@ -141,39 +141,6 @@ final class CallRun {
         40414243444546474849505152535455565758596061626364656667686970717273747576777879\
         8081828384858687888990919293949596979899
         """
-
-    /// Bytes written in place (no copy-on-write check or growth test per byte); used by one
-    /// thread, the writer's.
-    private final class Text {
-        @exclusivity(unchecked) private var storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
-        @exclusivity(unchecked) private var capacity = 512
-        @exclusivity(unchecked) var count = 0
-
-        deinit {
-            storage.deallocate()
-        }
-
-        var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
-
-        /// Trades buffers with `other`.
-        func exchange(with other: Text) {
-            swap(&storage, &other.storage)
-            swap(&capacity, &other.capacity)
-            swap(&count, &other.count)
-        }
-
-        /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.
-        func write(atMost limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
-            if capacity - count < limit {
-                capacity = max(capacity * 2, count + limit)
-                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-                larger.update(from: storage, count: count)
-                storage.deallocate()
-                storage = larger
-            }
-            count += body(UnsafeMutableBufferPointer(start: storage + count, count: limit))
-        }
-    }
 
     // MARK: Reading
 

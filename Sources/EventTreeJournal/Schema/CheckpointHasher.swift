@@ -20,8 +20,8 @@ package enum ChainRule: Int, Sendable {
 /// record costs a quarter of a SHA-256 block instead of a block and a finalisation.
 package struct CheckpointHasher {
     /// The previous hash and the records, as hashed: one `update` per checkpoint, or per
-    /// ``flushSize`` bytes of a large one.
-    private var pending: [UInt8]
+    /// ``flushSize`` bytes of a large one. Copied before a write when shared.
+    private var pending: ByteBuffer
     private var sha = SHA256()
     private var tagState: UInt64
 
@@ -32,8 +32,11 @@ package struct CheckpointHasher {
     /// for about `expectedBytes` of records (a durable raise's checkpoint is small; a
     /// large one is hashed in parts).
     package init(after previous: ChainHash, expectedBytes: Int = 4_096) {
-        pending = previous.value
-        pending.reserveCapacity(min(Self.flushSize, previous.value.count + expectedBytes))
+        pending = ByteBuffer(capacity: min(Self.flushSize, previous.value.count + expectedBytes))
+        pending.write(atMost: previous.value.count) { buffer in
+            _ = buffer.initialize(from: previous.value)
+            return previous.value.count
+        }
         var seed: UInt64 = 0
         for (index, byte) in previous.value.prefix(8).enumerated() { seed |= UInt64(byte) << (8 * UInt64(index)) }
         tagState = 0xcbf2_9ce4_8422_2325 ^ seed
@@ -41,19 +44,31 @@ package struct CheckpointHasher {
 
     /// Adds the next record, returning its tag.
     package mutating func add(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
-        var length = UInt64(record.count)
-        while length >= 0x80 {
-            mix(UInt8(truncatingIfNeeded: length) | 0x80)
-            length >>= 7
+        if !isKnownUniquelyReferenced(&pending) { pending = pending.copy() }
+        var state = tagState
+        // Its length (a varint of at most ten bytes), then its bytes, tagged as hashed.
+        pending.write(atMost: 10 + record.count) { buffer in
+            var at = 0
+            var length = UInt64(record.count)
+            while true {
+                let byte = length >= 0x80 ? UInt8(truncatingIfNeeded: length) | 0x80 : UInt8(length)
+                buffer[at] = byte
+                at += 1
+                state = (state ^ UInt64(byte)) &* 0x100_0000_01b3
+                if length < 0x80 { break }
+                length >>= 7
+            }
+            guard let source = record.baseAddress, !record.isEmpty else { return at }
+            UnsafeMutableRawPointer(buffer.baseAddress! + at).copyMemory(from: source, byteCount: record.count)
+            for byte in record { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return at + record.count
         }
-        mix(UInt8(length))
-        for byte in record { tagState = (tagState ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        pending.append(contentsOf: record)
+        tagState = state
         if pending.count >= Self.flushSize {
-            pending.withUnsafeBytes { sha.update(bufferPointer: $0) }
-            pending.removeAll(keepingCapacity: true)
+            sha.update(bufferPointer: UnsafeRawBufferPointer(pending.bytes))
+            pending.count = 0
         }
-        return (UInt8(truncatingIfNeeded: tagState), UInt8(truncatingIfNeeded: tagState >> 8))
+        return (UInt8(truncatingIfNeeded: state), UInt8(truncatingIfNeeded: state >> 8))
     }
 
     /// Adds a record held in an array.
@@ -63,13 +78,7 @@ package struct CheckpointHasher {
 
     /// The checkpoint's hash, after its last record.
     package consuming func finish() -> ChainHash {
-        pending.withUnsafeBytes { sha.update(bufferPointer: $0) }
+        sha.update(bufferPointer: UnsafeRawBufferPointer(pending.bytes))
         return ChainHash(value: Array(sha.finalize()))
-    }
-
-    /// One byte of a record's length prefix: hashed and tagged like its bytes.
-    private mutating func mix(_ byte: UInt8) {
-        tagState = (tagState ^ UInt64(byte)) &* 0x100_0000_01b3
-        pending.append(byte)
     }
 }

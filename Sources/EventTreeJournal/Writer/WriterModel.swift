@@ -51,7 +51,9 @@ struct WriterModel {
 
 /// Records written but not chained yet, their bytes in one buffer (no allocation per record).
 struct UnchainedRecords {
-    private(set) var bytes: [UInt8] = []
+    /// The records' bytes, one after the other. Copied before a write when shared: the
+    /// writer's model is a value, which a failed transaction restores.
+    private var bytes = ByteBuffer(capacity: 1_024)
     private(set) var entries: [(seq: Int, start: Int, count: Int)] = []
 
     var isEmpty: Bool { entries.isEmpty }
@@ -69,7 +71,12 @@ struct UnchainedRecords {
         } else {
             entries.append((seq, bytes.count, record.count))
         }
-        bytes.append(contentsOf: record)
+        if !isKnownUniquelyReferenced(&bytes) { bytes = bytes.copy() }
+        bytes.write(atMost: record.count) { buffer in
+            guard let source = record.baseAddress, !record.isEmpty else { return 0 }
+            buffer.baseAddress!.initialize(from: source, count: record.count)
+            return record.count
+        }
     }
 
     mutating func append(seq: Int, _ record: [UInt8]) {
@@ -84,30 +91,19 @@ struct UnchainedRecords {
         var readyCount = 0
         while readyCount < entries.count && entries[readyCount].seq < seq { readyCount += 1 }
         guard readyCount > 0 else { return }
-        let ready = entries[..<readyCount]
-        // (`withUnsafeBytes` rethrows untyped: the first error is carried out by hand.)
-        let failure: SQLiteError? = bytes.withUnsafeBytes { storage in
-            for entry in ready {
-                do throws(SQLiteError) {
-                    try body(entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
-                } catch {
-                    return error
-                }
-            }
-            return nil
+        let storage = UnsafeRawBufferPointer(bytes.bytes)
+        for entry in entries[..<readyCount] {
+            try body(entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
         }
-        if let failure { throw failure }
         guard readyCount < entries.count else {
             // All taken (the usual case): the buffers keep their capacity for the next ones.
-            bytes.removeAll(keepingCapacity: true)
+            if isKnownUniquelyReferenced(&bytes) { bytes.count = 0 } else { bytes = ByteBuffer(capacity: 1_024) }
             entries.removeAll(keepingCapacity: true)
             return
         }
         var rest = UnchainedRecords()
-        bytes.withUnsafeBufferPointer { storage in
-            for entry in entries where entry.seq >= seq {
-                rest.append(seq: entry.seq, UnsafeBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
-            }
+        for entry in entries where entry.seq >= seq {
+            rest.append(seq: entry.seq, UnsafeBufferPointer(rebasing: bytes.bytes[entry.start..<(entry.start + entry.count)]))
         }
         self = rest
     }

@@ -1,0 +1,53 @@
+/// Bytes written in place: no copy-on-write check or growth test per byte, and appending
+/// bytes is one memory copy (an array's `append(contentsOf:)` of a few dozen bytes costs
+/// several times the copy). Used by one thread at a time; a value that holds one copies it
+/// before writing when it is shared (``copy()``), to keep value semantics.
+final class ByteBuffer {
+    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    /// How many bytes are written (set it lower to drop the last ones).
+    @exclusivity(unchecked) var count = 0
+
+    /// An empty buffer with room for `capacity` bytes.
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The bytes written, valid until the next write.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+    /// A buffer holding the same bytes.
+    func copy() -> ByteBuffer {
+        let copy = ByteBuffer(capacity: capacity)
+        copy.storage.update(from: storage, count: count)
+        copy.count = count
+        return copy
+    }
+
+    /// Trades contents with `other`.
+    func exchange(with other: ByteBuffer) {
+        swap(&storage, &other.storage)
+        swap(&capacity, &other.capacity)
+        swap(&count, &other.count)
+    }
+
+    /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.
+    @inline(__always)
+    func write(atMost limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        if capacity - count < limit { grow(toHold: count + limit) }
+        count += body(UnsafeMutableBufferPointer(start: storage + count, count: limit))
+    }
+
+    private func grow(toHold needed: Int) {
+        capacity = max(capacity * 2, needed)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        larger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+    }
+}

@@ -1,0 +1,76 @@
+import Crypto
+@testable import EventTreeJournal
+import Testing
+
+/// The hash chain's buffers write bytes in place; what `verify` relies on is that they hash
+/// exactly the bytes the rule names, and that they stay values (the writer's model is copied
+/// before each transaction and restored when it fails).
+@Suite struct ChainBufferTests {
+    /// `SHA-256(previous || (varint(length) || record)*)`, written out plainly.
+    static func expectedHash(after previous: ChainHash, _ records: [[UInt8]]) -> [UInt8] {
+        var bytes = previous.value
+        for record in records {
+            var length = UInt64(record.count)
+            while length >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: length) | 0x80)
+                length >>= 7
+            }
+            bytes.append(UInt8(length))
+            bytes += record
+        }
+        return Array(SHA256.hash(data: bytes))
+    }
+
+    @Test func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes() {
+        // Small records, an empty one, and one larger than a flush (64 KiB), whose length
+        // takes three varint bytes.
+        let records: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 7, count: 70_000), [9]]
+        var hasher = CheckpointHasher(after: .start, expectedBytes: 16)
+        for record in records { _ = hasher.add(record) }
+        #expect(hasher.finish().value == Self.expectedHash(after: .start, records))
+    }
+
+    @Test func aCopiedCheckpointHasherGoesOnWithoutTheOther() {
+        var first = CheckpointHasher(after: .start)
+        _ = first.add([1, 2, 3])
+        var second = first
+        let firstTag = first.add([4])
+        let secondTag = second.add([5, 6])
+        #expect(first.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [4]]))
+        #expect(second.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [5, 6]]))
+        var again = CheckpointHasher(after: .start)
+        _ = again.add([1, 2, 3])
+        #expect(again.add([4]) == firstTag)
+        #expect(firstTag != secondTag)
+    }
+
+    @Test func unchainedRecordsAreAValueAndComeOutInSeqOrder() throws {
+        var records = UnchainedRecords()
+        records.append(seq: 11, [11, 11])
+        records.append(seq: 12, [12])
+        // A raise's record comes after its calls but goes before them.
+        records.append(seq: 10, [10, 10, 10])
+        var taken: [(Int, [UInt8])] = []
+        try records.take(below: 12) { seq, bytes in taken.append((seq, Array(bytes))) }
+        #expect(taken.map(\.0) == [10, 11])
+        #expect(taken.map(\.1) == [[10, 10, 10], [11, 11]])
+        #expect(records.entries.map(\.seq) == [12])
+        records.append(seq: 13, [13, 13])
+
+        // A copy (the writer's model before a transaction) keeps what it had, as it was,
+        // though the original took everything and wrote new bytes where the old ones were.
+        let saved = records
+        try records.take(below: .max) { _, _ in }
+        records.append(seq: 20, [20, 20, 20, 20, 20, 20])
+        var restored = saved
+        restored.append(seq: 14, [14])
+        var fromCopy: [(Int, [UInt8])] = []
+        try restored.take(below: .max) { seq, bytes in fromCopy.append((seq, Array(bytes))) }
+        #expect(fromCopy.map(\.0) == [12, 13, 14])
+        #expect(fromCopy.map(\.1) == [[12], [13, 13], [14]])
+        #expect(restored.isEmpty)
+        var remaining: [(Int, [UInt8])] = []
+        try records.take(below: .max) { seq, bytes in remaining.append((seq, Array(bytes))) }
+        #expect(remaining.map(\.1) == [[20, 20, 20, 20, 20, 20]])
+    }
+}
