@@ -219,13 +219,20 @@ final class RowWriter {
 
     // MARK: Facts to rows
 
+    /// The text of a call's error or answer, read in place: most calls have none, and
+    /// binding the detail with the call would copy and destroy it for every call.
+    private static func detailText(of record: UnsafePointer<FactRecord>) -> String? {
+        guard case .handlerCalled(_, let detail?) = record.pointee.fact else { return nil }
+        return detail.text
+    }
+
     private func apply(
         _ record: UnsafePointer<FactRecord>, session: SessionID, thread: Int?, count: inout (events: Int, steps: Int, dropped: Int),
         endsSession: inout Bool
     ) throws(SQLiteError) {
         let seq = record.pointee.seq
         switch record.pointee.fact {
-        case .handlerCalled(let call, let detail):
+        case .handlerCalled(let call, _):
             count.steps += 1
             let number = try handlerNumber(call.handler)
             let code = JournalCodes.callCode(eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome)
@@ -242,7 +249,7 @@ final class RowWriter {
             run.append(
                 CallRun.Call(seq: seq, handlerNumber: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset),
                 of: call.event.rawValue)
-            let detail = detail?.text
+            let detail = Self.detailText(of: record)
             if let detail {
                 try insertDetail.bind(seq, at: 1)
                 try insertDetail.bind(detail, at: 2)
