@@ -34,7 +34,7 @@ enum Instructions {
         Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
              raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 612),
         Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
-             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 5_967),
+             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 5_606),
     ]
 
     /// Runs the profile `name` `count` times (in the child process).
