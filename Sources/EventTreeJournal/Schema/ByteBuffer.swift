@@ -1,7 +1,7 @@
 /// Bytes written in place: no copy-on-write check or growth test per byte, and appending
 /// bytes is one memory copy (an array's `append(contentsOf:)` of a few dozen bytes costs
-/// several times the copy). Used by one thread at a time; a value that holds one copies it
-/// before writing when it is shared (``copy()``), to keep value semantics.
+/// several times the copy). Used by one thread at a time; a value that holds one makes it
+/// unique before writing (``makeUnique(_:)``), to keep value semantics.
 final class ByteBuffer {
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var capacity: Int
@@ -21,10 +21,17 @@ final class ByteBuffer {
     /// The bytes written, valid until the next write.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
 
+    /// Makes `buffer` its holder's own before a write: a copy when it is shared, so that the
+    /// value holding it keeps value semantics.
+    @inline(__always)
+    static func makeUnique(_ buffer: inout ByteBuffer) {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+    }
+
     /// A buffer holding the same bytes.
-    func copy() -> ByteBuffer {
+    private func copy() -> ByteBuffer {
         let copy = ByteBuffer(capacity: capacity)
-        copy.storage.update(from: storage, count: count)
+        copy.storage.initialize(from: storage, count: count)
         copy.count = count
         return copy
     }
@@ -34,6 +41,15 @@ final class ByteBuffer {
         swap(&storage, &other.storage)
         swap(&capacity, &other.capacity)
         swap(&count, &other.count)
+    }
+
+    /// Appends `bytes`, with one memory copy.
+    @inline(__always)
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if capacity - count < bytes.count { grow(toHold: count + bytes.count) }
+        UnsafeMutableRawPointer(storage + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
     }
 
     /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.

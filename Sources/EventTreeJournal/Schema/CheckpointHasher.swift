@@ -33,10 +33,7 @@ package struct CheckpointHasher {
     /// large one is hashed in parts).
     package init(after previous: ChainHash, expectedBytes: Int = 4_096) {
         pending = ByteBuffer(capacity: min(Self.flushSize, previous.value.count + expectedBytes))
-        pending.write(atMost: previous.value.count) { buffer in
-            _ = buffer.initialize(from: previous.value)
-            return previous.value.count
-        }
+        previous.value.withUnsafeBytes(pending.append)
         var seed: UInt64 = 0
         for (index, byte) in previous.value.prefix(8).enumerated() { seed |= UInt64(byte) << (8 * UInt64(index)) }
         tagState = 0xcbf2_9ce4_8422_2325 ^ seed
@@ -44,7 +41,7 @@ package struct CheckpointHasher {
 
     /// Adds the next record, returning its tag.
     package mutating func add(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
-        if !isKnownUniquelyReferenced(&pending) { pending = pending.copy() }
+        ByteBuffer.makeUnique(&pending)
         var state = tagState
         // Its length (a varint of at most ten bytes), then its bytes, tagged as hashed.
         pending.write(atMost: 10 + record.count) { buffer in

@@ -71,12 +71,8 @@ struct UnchainedRecords {
         } else {
             entries.append((seq, bytes.count, record.count))
         }
-        if !isKnownUniquelyReferenced(&bytes) { bytes = bytes.copy() }
-        bytes.write(atMost: record.count) { buffer in
-            guard let source = record.baseAddress, !record.isEmpty else { return 0 }
-            buffer.baseAddress!.initialize(from: source, count: record.count)
-            return record.count
-        }
+        ByteBuffer.makeUnique(&bytes)
+        bytes.append(UnsafeRawBufferPointer(record))
     }
 
     mutating func append(seq: Int, _ record: [UInt8]) {
