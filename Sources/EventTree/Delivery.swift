@@ -13,8 +13,9 @@ struct Delivery {
     let policy: FailurePolicy
     /// For a request: whether a value is of its `Answer` type. `nil` for events and errors.
     let answerCheck: (@Sendable (any Sendable) -> Bool)?
-    /// Where the records go, or `nil` when nothing is recorded.
-    let batch: RecordBatch?
+    /// Where the records go, or `nil` when nothing is recorded. (A variable only so that
+    /// the delivery that ends can ask whether it holds the last reference.)
+    var batch: RecordBatch?
     /// `batch` and the bus's sequence, unretained (`batch` and the bus hold them), so that
     /// recording a call retains nothing.
     private let batchRef: Unmanaged<RecordBatch>?

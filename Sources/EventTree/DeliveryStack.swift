@@ -12,8 +12,9 @@ internal import CEventTreeThread
 ///
 /// A raise from inside a handler finds here the event it was raised for (its cause) and
 /// the records of the outermost raise it belongs to, so that a nested raise is journaled
-/// with its cause and in the same batch. It also keeps the thread's spare record buffer (see
-/// ``Recorder/recycledRecords()``) and its spare event boxes. One per thread, never shared.
+/// with its cause and in the same batch. It also keeps the thread's spare record batch (with
+/// the buffer ``Recorder/record(emptying:session:)`` handed back) and its spare event boxes.
+/// One per thread, never shared.
 @usableFromInline
 final class DeliveryStack {
     struct Frame {
@@ -33,8 +34,9 @@ final class DeliveryStack {
         var batch: RecordBatch? { batchRef?.takeUnretainedValue() }
     }
 
-    /// An empty buffer the recorder handed back, for this thread's next recorded raise.
-    private var spareRecords: [FactRecord]?
+    /// The batch of this thread's last outermost recorded raise, emptied, its records the
+    /// buffer the recorder handed back: the next outermost raise reuses both.
+    private var spareBatch: RecordBatch?
 
     /// Emptied event boxes for this thread's next raises, one slot per few box types (a
     /// type's box goes to the slot its class picks; a box of another type there is replaced).
@@ -81,14 +83,25 @@ final class DeliveryStack {
         _ = consume former
     }
 
-    /// Takes the spare buffer, if there is one.
+    /// Takes the spare batch's buffer (empty, with room), if there is one.
     func takeSpareRecords() -> [FactRecord]? {
-        spareRecords.take()
+        guard let spareBatch, spareBatch.records.capacity > 0 else { return nil }
+        var records: [FactRecord] = []
+        swap(&records, &spareBatch.records)
+        return records
     }
 
-    /// Keeps `buffer` for the next recorded raise (when there is not one already).
-    func keepSpareRecords(_ buffer: @autoclosure () -> [FactRecord]?) {
-        if spareRecords == nil { spareRecords = buffer() }
+    /// A batch starting with `records`: the spare one, when this thread has it.
+    func makeBatch(records: consuming [FactRecord]) -> RecordBatch {
+        guard let batch = spareBatch.take() else { return RecordBatch(records: records) }
+        batch.records = records
+        return batch
+    }
+
+    /// Keeps `batch`, whose records were handed over, for this thread's next outermost
+    /// raise (when there is not one already).
+    func keepSpare(_ batch: RecordBatch) {
+        if spareBatch == nil { spareBatch = batch }
     }
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.

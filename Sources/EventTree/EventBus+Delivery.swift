@@ -12,7 +12,8 @@ extension EventBus {
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
         inherited: RecordBatch??, stack: DeliveryStack? = nil
     ) -> Delivery {
-        let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
+        let threadStack = inherited == nil ? stack ?? DeliveryStack.current : nil
+        let outer = threadStack?.innermost(of: ObjectIdentifier(self))
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
         let raisedAt = isRecorded ? clock.nanoseconds() : 0
@@ -50,7 +51,7 @@ extension EventBus {
             parent?.records.append(contentsOf: records)
             batch = parent
         } else {
-            batch = recording ? RecordBatch(records: consume records) : nil
+            batch = recording ? (threadStack ?? DeliveryStack.current).makeBatch(records: consume records) : nil
         }
 
         if !isLive {
@@ -119,13 +120,12 @@ extension EventBus {
             }
         }
         var recording = RecordingStatus.notRecorded
-        if let batch = delivery.batch {
+        if delivery.batch != nil {
             if delivery.isOutermost, let recorder {
-                var records: [FactRecord] = []
-                swap(&records, &batch.records)
-                recording = recorder.record(records, session: session)
-                // A buffer the recorder is done with, for this thread's next batch.
-                stack.keepSpareRecords(recorder.recycledRecords())
+                recording = recorder.record(emptying: &delivery.batch!.records, session: session)
+                // The batch, holding the buffer the recorder handed back, for this thread's
+                // next outermost raise (unless something else still holds it).
+                if isKnownUniquelyReferenced(&delivery.batch) { stack.keepSpare(delivery.batch!) }
             } else {
                 recording = .withEnclosingRaise
             }

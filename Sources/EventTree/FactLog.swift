@@ -25,7 +25,7 @@ struct FactLog {
 
     /// An empty buffer with room for a typical raise's records: for a log that starts a
     /// batch, the thread's spare one (a buffer its recorder handed back, see
-    /// ``Recorder/recycledRecords()``) when it has one. Out of line, so that the raise
+    /// ``Recorder/record(emptying:session:)``) when it has one. Out of line, so that the raise
     /// that inlines the log carries only a call.
     @inline(never)
     private static func startingRecords(opensBatch: Bool) -> [FactRecord] {

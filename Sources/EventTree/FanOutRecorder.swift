@@ -72,8 +72,13 @@ public final class FanOutRecorder: Recorder {
         for recorder in recorders { recorder.recordChange(records, session: session) }
     }
 
-    /// The primary recorder's recycled buffer.
-    public func recycledRecords() -> [FactRecord]? {
-        recorders[0].recycledRecords()
+    /// Hands `records` to every recorder, the primary first, and leaves in `records` the
+    /// buffer the primary hands back (see ``Recorder/record(emptying:session:)``).
+    @discardableResult
+    public func record(emptying records: inout [FactRecord], session: SessionID) -> RecordingStatus {
+        let handed = records
+        let status = recorders[0].record(emptying: &records, session: session)
+        for recorder in recorders.dropFirst() { recorder.record(handed, session: session) }
+        return status
     }
 }

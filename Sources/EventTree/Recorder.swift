@@ -34,12 +34,20 @@ public protocol Recorder: AnyObject, Sendable {
     ///   - session: The session they belong to.
     func recordChange(_ records: [FactRecord], session: SessionID)
 
-    /// An empty array with room, from records the recorder is done with, for the next
-    /// raise's records: handed back, a raise's buffer is allocated once and reused, rather
-    /// than allocated on the raising thread and freed on the recorder's. `nil` (the
-    /// default) when there is none. The bus asks after handing over a raise's records, on
-    /// the raising thread, and keeps the buffer for that thread's next raise.
-    func recycledRecords() -> [FactRecord]?
+    /// Takes the records of an outermost raise, as ``record(_:session:)`` does, and leaves
+    /// `records` empty, with room for the thread's next raise: the bus hands every raise's
+    /// records over this way and keeps the buffer it gets back, so that a raise's buffer is
+    /// allocated once and reused rather than allocated on the raising thread and freed on
+    /// the recorder's. The default calls ``record(_:session:)`` and empties the array in
+    /// place (no allocation when the recorder kept no copy of it); a recorder that keeps the
+    /// records (a journal's writer) hands back a buffer it is done with instead.
+    ///
+    /// - Parameters:
+    ///   - records: Facts in sequence order; empty on return.
+    ///   - session: The session they belong to.
+    /// - Returns: What became of the records, as ``record(_:session:)`` returns it.
+    @discardableResult
+    func record(emptying records: inout [FactRecord], session: SessionID) -> RecordingStatus
 }
 
 extension Recorder {
@@ -48,6 +56,12 @@ extension Recorder {
         record(records, session: session)
     }
 
-    /// `nil`: the bus allocates each raise's buffer.
-    public func recycledRecords() -> [FactRecord]? { nil }
+    /// Calls ``record(_:session:)``, then empties `records`, keeping its room unless it
+    /// grew past a few kilobytes (an unusually large raise's).
+    @discardableResult
+    public func record(emptying records: inout [FactRecord], session: SessionID) -> RecordingStatus {
+        let status = record(records, session: session)
+        records.removeAll(keepingCapacity: records.capacity <= 64)
+        return status
+    }
 }

@@ -101,19 +101,23 @@ public final class Journal: Recorder {
     ///   `RecordingStatus.dropped(reason:)` when the journal is closed or its full buffer
     ///   drops records.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
+        var records = records
+        return writer.enqueue(&records, session: session, thread: RaisingThread.current)
+    }
+
+    /// Takes a bus's records as ``record(_:session:)`` does, and leaves in `records` the
+    /// emptied buffer of a committed batch (or an empty array), taken under the same lock.
+    @discardableResult
+    public func record(emptying records: inout [FactRecord], session: SessionID) -> RecordingStatus {
         // Called on the thread the raise ran (or, raised with await, ended) on.
-        writer.enqueue(records, session: session, thread: RaisingThread.current)
+        writer.enqueue(&records, session: session, thread: RaisingThread.current, handsBackBuffer: true)
     }
 
     /// Takes the records of a change to a bus's shared state (tree, handlers, types) at once,
     /// without waiting; they are committed no later than any raise recorded after them.
     public func recordChange(_ records: [FactRecord], session: SessionID) {
-        writer.enqueue(records, session: session, isChange: true)
-    }
-
-    /// An empty buffer of records the writer has committed, for the next raise's records.
-    public func recycledRecords() -> [FactRecord]? {
-        writer.recycledRecords()
+        var records = records
+        writer.enqueue(&records, session: session, isChange: true)
     }
 
     /// Waits until everything recorded so far is committed.

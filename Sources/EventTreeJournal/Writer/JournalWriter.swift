@@ -112,18 +112,28 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Raising threads
 
-    /// Appends a batch. Blocks while the buffer is full or the unwritten backlog is over
-    /// its bound (policy `block`); in durable mode, waits for the batch's commit, at most
-    /// `options.durableTimeout`. A change to shared state (`isChange`) never waits: it is
-    /// small, and its batch is committed no later than any batch enqueued after it.
+    /// Appends a batch, leaving `records` empty. Blocks while the buffer is full or the
+    /// unwritten backlog is over its bound (policy `block`); in durable mode, waits for the
+    /// batch's commit, at most `options.durableTimeout`. A change to shared state
+    /// (`isChange`) never waits: it is small, and its batch is committed no later than any
+    /// batch enqueued after it.
     ///
+    /// - Parameters:
+    ///   - records: The batch; on return, a committed batch's emptied buffer when
+    ///     `handsBackBuffer` and the writer has one (taken under the same lock), else empty.
     /// - Returns: What became of the batch.
     @discardableResult
-    func enqueue(_ records: [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false) -> RecordingStatus {
+    func enqueue(
+        _ records: inout [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false,
+        handsBackBuffer: Bool = false
+    ) -> RecordingStatus {
         // The first seq read in place: copying the first record would retain its event.
         guard !records.isEmpty else { return .accepted }
         let first = records[0].seq
         let count = records.count
+        // A batch not kept is emptied once the lock is released (its events' values may
+        // run code as they go).
+        defer { if !records.isEmpty { records.removeAll(keepingCapacity: handsBackBuffer) } }
         lock.lock()
         defer { lock.unlock() }
         // Settled with the lock held: to the writer, a batch is open (not yet here) or
@@ -143,7 +153,13 @@ final class JournalWriter: @unchecked Sendable {
         let ticket = nextTicket
         nextTicket += 1
         let wasEmpty = pending.isEmpty
-        pending.append(PendingBatch(records: records, session: session, ticket: ticket, thread: thread))
+        var batch: [FactRecord] = []
+        if handsBackBuffer, let buffer = recycled.popLast() {
+            recycledRoom -= buffer.capacity
+            batch = buffer
+        }
+        swap(&batch, &records)
+        pending.append(PendingBatch(records: batch, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
@@ -276,17 +292,9 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// An emptied buffer of a committed batch, if one is kept.
-    func recycledRecords() -> [FactRecord]? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let buffer = recycled.popLast() else { return nil }
-        recycledRoom -= buffer.capacity
-        return buffer
-    }
-
     /// Keeps the committed batches' buffers, emptied (the records are released here, on
-    /// the writer's thread, as before), for ``recycledRecords()``. Called with the lock held.
+    /// the writer's thread), for ``enqueue(_:session:thread:isChange:handsBackBuffer:)`` to
+    /// hand back to raises. Called with the lock held.
     private func recycle(_ batches: inout [PendingBatch]) {
         for index in batches.indices where recycledRoom < recycledLimit {
             var records: [FactRecord] = []

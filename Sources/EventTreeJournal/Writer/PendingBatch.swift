@@ -2,7 +2,7 @@ import EventTree
 
 /// Records handed over in one recorder call: written in one transaction, never split.
 struct PendingBatch: Sendable {
-    /// Taken out once committed, to be recycled (see ``JournalWriter/recycledRecords()``).
+    /// Taken out once committed, to be handed back to a raise (see `JournalWriter.recycle`).
     var records: [FactRecord]
     let session: SessionID
     let ticket: Int
