@@ -29,7 +29,9 @@ extension EventBus {
         if recording {
             // Only the journal needs the raise as a value now; otherwise the delivery makes
             // it when something asks (a hook, a transform).
-            var log = FactLog(sequence: sequence, isRecording: true, opensBatch: isOutermost)
+            var log = FactLog(
+                sequence: sequence, isRecording: true, opensBatch: isOutermost,
+                reusingBufferOf: isOutermost ? threadStack : nil)
             id = EventID(rawValue: log.takeNumber())
             let raised = RaisedEvent(
                 id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload, origin: origin.id, mode: mode,

@@ -15,21 +15,21 @@ struct FactLog {
     var records: [FactRecord] = []
 
     /// A log numbering from `sequence`; a recording one has room for a typical raise's
-    /// records, since an outermost raise's batch starts as its log.
-    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool) {
+    /// records, since an outermost raise's batch starts as its log: the spare buffer of
+    /// `stack` (the raising thread's), when given and there is one.
+    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool, reusingBufferOf stack: DeliveryStack? = nil) {
         self.sequence = sequence
         self.isRecording = isRecording
         self.opensBatch = opensBatch && isRecording
-        if isRecording { records = Self.startingRecords(opensBatch: opensBatch) }
+        if isRecording { records = Self.startingRecords(spareOf: stack) }
     }
 
-    /// An empty buffer with room for a typical raise's records: for a log that starts a
-    /// batch, the thread's spare one (a buffer its recorder handed back, see
-    /// ``Recorder/record(emptying:session:)``) when it has one. Out of line, so that the raise
-    /// that inlines the log carries only a call.
+    /// An empty buffer with room for a typical raise's records: the spare one of `stack`
+    /// (a buffer its recorder handed back, see ``Recorder/record(emptying:session:)``) when
+    /// it has one. Out of line, so that the raise that inlines the log carries only a call.
     @inline(never)
-    private static func startingRecords(opensBatch: Bool) -> [FactRecord] {
-        if opensBatch, let spare = DeliveryStack.current.takeSpareRecords() { return spare }
+    private static func startingRecords(spareOf stack: DeliveryStack?) -> [FactRecord] {
+        if let spare = stack?.takeSpareRecords() { return spare }
         var records: [FactRecord] = []
         records.reserveCapacity(16)
         return records
