@@ -155,8 +155,15 @@ final class RowWriter {
         do {
             try begin.run()
             var publish = publishingCounts
+            // The counts of consecutive batches of one session add up in a local.
+            var session = batches.first?.session
+            var count = session.flatMap { model.pendingCounts[$0] } ?? (0, 0, 0)
             for batch in batches {
-                var count = model.pendingCounts[batch.session] ?? (0, 0, 0)
+                if batch.session != session {
+                    if let session { model.pendingCounts[session] = count }
+                    session = batch.session
+                    count = model.pendingCounts[batch.session] ?? (0, 0, 0)
+                }
                 // Read in place: passed by value, each record was copied out of the array and
                 // the copy destroyed (about 200 instructions a record).
                 try batch.records.withUnsafeBufferPointer { (records) throws(SQLiteError) in
@@ -167,8 +174,8 @@ final class RowWriter {
                     }
                 }
                 try closeRuns()
-                model.pendingCounts[batch.session] = count
             }
+            if let session { model.pendingCounts[session] = count }
             try insertUnfinishedEvents()
             try eventRows.flush()
             try runRows.flush()
@@ -241,7 +248,7 @@ final class RowWriter {
             if let last = lastCallEvent, last.id == call.event {
                 raisedAt = last.raisedAt
             } else {
-                raisedAt = model.openEvents[call.event]?.raised.raisedAt ?? call.startedAt
+                raisedAt = model.openEvents.raised(call.event)?.raisedAt ?? call.startedAt
                 lastCallEvent = (call.event, raisedAt)
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
@@ -273,10 +280,10 @@ final class RowWriter {
                     model.lastNamedThread = key
                 }
             }
-            model.openEvents[raised.id] = EventRow(
-                raised: raised, session: session, type: try typeID(raised.typeName), thread: thread)
+            model.openEvents.open(EventRow(
+                raised: raised, session: session, type: try typeID(raised.typeName), thread: thread))
         case let .raiseFinished(event, status):
-            guard var row = model.openEvents.removeValue(forKey: event) else { return }
+            guard var row = model.openEvents.finish(event) else { return }
             row.finishedSeq = seq
             row.status = status
             try insertEvent(row)
@@ -287,9 +294,12 @@ final class RowWriter {
             count.steps += 1
             // The loss counts for the whole transform chain, which shares one status.
             var link: EventID? = event
-            while let id = link, model.openEvents[id] != nil {
-                model.openEvents[id]!.lostCalls += lostCalls
-                link = model.openEvents[id]!.raised.transformedFrom
+            while let id = link {
+                link = nil
+                _ = model.openEvents.update(id) { row in
+                    row.lostCalls += lostCalls
+                    link = row.raised.transformedFrom
+                }
             }
             try insertUndelivered.bind(seq, at: 1)
             try insertUndelivered.bind(event.rawValue, at: 2)
@@ -542,9 +552,7 @@ final class RowWriter {
     }
 
     private func markUnattended(_ event: EventID, seq: Int) throws(SQLiteError) {
-        if model.openEvents[event] != nil {
-            model.openEvents[event]?.unattendedSeq = seq
-        } else {
+        if !model.openEvents.update(event, { $0.unattendedSeq = seq }) {
             try markEventUnattended.bind(event.rawValue, at: 1)
             try markEventUnattended.bind(seq, at: 2)
             try markEventUnattended.run()
@@ -605,10 +613,9 @@ final class RowWriter {
     /// Events whose end has not come in this transaction (cannot happen for whole raises;
     /// kept so that nothing is ever silently left out).
     private func insertUnfinishedEvents() throws(SQLiteError) {
-        for row in model.openEvents.values.sorted(by: { $0.raised.id < $1.raised.id }) {
+        for row in model.openEvents.finishAll() {
             try insertEvent(row)
         }
-        model.openEvents = [:]
     }
 
     /// Makes `event`'s run the one calls are added to, keeping the current one open.

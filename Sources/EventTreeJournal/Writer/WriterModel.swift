@@ -12,7 +12,7 @@ struct WriterModel {
     /// The type of the last raise, in front of `typeIDs`: raises mostly repeat a type.
     var lastType: (name: String, id: Int)?
     var nextTypeID: Int
-    var openEvents: [EventID: EventRow] = [:]
+    var openEvents = OpenEvents()
     /// The threads named in `j_threads`, per session.
     var namedThreads: Set<ThreadKey> = []
     /// The thread of the last raise, named (in front of `namedThreads`).
