@@ -52,17 +52,17 @@ final class CallRun {
             end += 1
             buffer[end] = UInt8(ascii: "[")
             end += 1
-            Self.writeDecimal(call.handlerNumber, into: buffer, at: &end)
+            JSONText.writeDecimal(call.handlerNumber, into: buffer, at: &end)
             buffer[end] = UInt8(ascii: ",")
             end += 1
-            Self.writeDecimal(call.code, into: buffer, at: &end)
+            JSONText.writeDecimal(call.code, into: buffer, at: &end)
             buffer[end] = UInt8(ascii: ",")
             end += 1
-            Self.writeDecimal(call.nanoseconds, into: buffer, at: &end)
+            JSONText.writeDecimal(call.nanoseconds, into: buffer, at: &end)
             buffer[end] = UInt8(ascii: ",")
             end += 1
             if let offset = call.offsetMicroseconds {
-                Self.writeDecimal(offset, into: buffer, at: &end)
+                JSONText.writeDecimal(offset, into: buffer, at: &end)
             } else {
                 for byte in "null".utf8 {
                     buffer[end] = byte
@@ -101,46 +101,6 @@ final class CallRun {
         firstSeq = 0
         lastSeq = 0
     }
-
-    /// Writes `value` in decimal at `end` (the buffer has room) and moves `end` past it, two
-    /// digits at a time (a call's four integers are most of the writer's text).
-    private static func writeDecimal(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
-        if value < 0 {
-            buffer[end] = UInt8(ascii: "-")
-            end += 1
-        }
-        var magnitude = value.magnitude
-        var digits = 1
-        var power: UInt = 10
-        while digits < 20, magnitude >= power {
-            digits += 1
-            power = power &* 10
-        }
-        var index = end + digits
-        end = index
-        let pairs = digitPairs.utf8Start
-        while magnitude >= 100 {
-            let pair = Int(magnitude % 100) &* 2
-            magnitude /= 100
-            index -= 2
-            buffer[index] = pairs[pair]
-            buffer[index + 1] = pairs[pair + 1]
-        }
-        if magnitude >= 10 {
-            let pair = Int(magnitude) &* 2
-            buffer[index - 2] = pairs[pair]
-            buffer[index - 1] = pairs[pair + 1]
-        } else {
-            buffer[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
-        }
-    }
-
-    /// "00" to "99", for writing two digits at once.
-    private static let digitPairs: StaticString = """
-        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
-        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899
-        """
 
     // MARK: Reading
 

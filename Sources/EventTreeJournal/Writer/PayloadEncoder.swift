@@ -45,6 +45,8 @@ package enum PayloadEncoder {
 enum JSONNode {
     /// A number, string, `true`, `false` or `null`, as JSON text.
     case literal(String)
+    /// An `Int` (the most common field of an event), written without making its text first.
+    case integer(Int)
     /// An object, filled by keyed containers.
     case object(JSONObject)
     /// An array, filled by unkeyed containers.
@@ -59,6 +61,7 @@ enum JSONNode {
     func write(to bytes: inout [UInt8]) {
         switch self {
         case .literal(let literal): bytes.append(contentsOf: literal.utf8)
+        case .integer(let value): JSONText.appendDecimal(value, to: &bytes)
         case .encoder(let encoder): encoder.node.write(to: &bytes)
         case .empty: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         case .object(let object):
@@ -85,14 +88,15 @@ enum JSONNode {
 
 /// A JSON object's fields, in the order they were encoded (sorted when written).
 final class JSONObject {
-    /// The keys and their values.
-    var fields: [(key: String, value: JSONNode)] = []
+    /// The keys and their values. Used by the encoding thread only, and never while its
+    /// containers append to it, so the per-access dynamic exclusivity check is left out.
+    @exclusivity(unchecked) var fields: [(key: String, value: JSONNode)] = []
 }
 
 /// A JSON array's elements.
 final class JSONArray {
-    /// The elements, in order.
-    var elements: [JSONNode] = []
+    /// The elements, in order (unchecked exclusivity, as ``JSONObject/fields``).
+    @exclusivity(unchecked) var elements: [JSONNode] = []
 }
 
 /// A coding key made by the encoder itself, for coding paths: `super` for a keyed
@@ -132,6 +136,57 @@ enum JSONKey: CodingKey {
 
 /// JSON text helpers shared by everything in this package that writes JSON by hand.
 package enum JSONText {
+    /// Writes `value` in decimal at `end` (the buffer has room: at most 20 bytes) and moves
+    /// `end` past it, two digits at a time (a call's four integers are most of the writer's
+    /// text).
+    @inline(__always)
+    package static func writeDecimal(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
+        if value < 0 {
+            buffer[end] = UInt8(ascii: "-")
+            end += 1
+        }
+        var magnitude = value.magnitude
+        var digits = 1
+        var power: UInt = 10
+        while digits < 20, magnitude >= power {
+            digits += 1
+            power = power &* 10
+        }
+        var index = end + digits
+        end = index
+        let pairs = digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100) &* 2
+            magnitude /= 100
+            index -= 2
+            buffer[index] = pairs[pair]
+            buffer[index + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude) &* 2
+            buffer[index - 2] = pairs[pair]
+            buffer[index - 1] = pairs[pair + 1]
+        } else {
+            buffer[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
+    }
+
+    /// "00" to "99", for writing two digits at once.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// Appends `value` in decimal.
+    package static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var end = 0
+            writeDecimal(value, into: digits, at: &end)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[..<end]))
+        }
+    }
+
     /// Appends `string` as a JSON string literal, in UTF-8: `"`, `\\` and the control
     /// characters U+0000 to U+001F are escaped, everything else is copied as is. `/` needs no
     /// escape in JSON and gets none (`JSONEncoder` writes `\/` by default; readers take both),
@@ -168,8 +223,8 @@ package enum JSONText {
 final class TreeEncoder: Encoder {
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    /// What has been encoded so far.
-    var node = JSONNode.empty
+    /// What has been encoded so far (unchecked exclusivity, as ``JSONObject/fields``).
+    @exclusivity(unchecked) var node = JSONNode.empty
 
     /// An encoder for the value at `codingPath`.
     init(codingPath: [any CodingKey]) {
@@ -209,7 +264,7 @@ final class TreeEncoder: Encoder {
     /// caught here, or that container would bring it back here forever. `path` is an
     /// autoclosure because only a subtree or an error needs it, and building it allocates.
     static func node<T: Encodable>(for value: T, at path: @autoclosure () -> [any CodingKey]) throws -> JSONNode {
-        if T.self == Int.self { return .literal(String(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
         if T.self == String.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: String.self))) }
         if T.self == Bool.self { return .literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
         if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), at: path()) }
