@@ -177,6 +177,37 @@ private func nextRandom(_ state: inout UInt64) -> UInt64 {
 /// An event that carries a number JSON may not be able to hold.
 private struct Reading: Event { var value: Double }
 
+/// An event of two fields, declared out of key order.
+private struct Pair: Event { var zed: Int; var alpha: String }
+
+/// An event encoded as a single value at the top level.
+private struct Level: Event {
+    var value: Int
+    init(value: Int) { self.value = value }
+    init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Int.self) }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+}
+
+/// An event whose encoding keeps its keyed container and writes into it again on its next
+/// encoding (an encoder must not hand a later value a container still held).
+private final class Hoarder: Event, @unchecked Sendable {
+    nonisolated(unsafe) static var kept: KeyedEncodingContainer<Key>?
+    enum Key: CodingKey { case n, late }
+    let n: Int
+    init(n: Int) { self.n = n }
+    required init(from decoder: any Decoder) throws { n = try decoder.container(keyedBy: Key.self).decode(Int.self, forKey: .n) }
+    func encode(to encoder: any Encoder) throws {
+        // Written into the container of the previous encoding, if it was kept.
+        try Self.kept?.encode(n, forKey: .late)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(n, forKey: .n)
+        Self.kept = container
+    }
+}
+
 @Suite struct PayloadEncoderTests {
     @Test func itWritesWhatFoundationsEncoderWritesInSubstance() throws {
         let value = Everything()
@@ -281,6 +312,31 @@ private struct Reading: Event { var value: Double }
         foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         #expect(ours == String(decoding: try foundation.encode(value), as: UTF8.self))
         #expect(try roundTrip(value) == value)
+    }
+
+    @Test func theWriterEncodesEachPayloadAfreshThoughItReusesItsEncoder() async throws {
+        try await withTemporaryJournal { journal in
+            let app = EventNode("app", bus: EventBus(recorder: journal))
+            app.raise(Pair(zed: 1, alpha: "x"))
+            app.raise(Level(value: 5))
+            app.raise(Pair(zed: 2, alpha: "y"))
+            app.raise(Reading(value: .nan))
+            app.raise(Pair(zed: 3, alpha: "z"))
+            app.raise(Hoarder(n: 1))
+            app.raise(Hoarder(n: 2))
+            app.raise(Pair(zed: 4, alpha: "w"))
+            try journal.flush()
+            let payloads = try lines(journal.path, "SELECT payload FROM event_history ORDER BY seq")
+            #expect(payloads.count == 8)
+            #expect(Array(payloads.prefix(3)) == [#"{"alpha":"x","zed":1}"#, "5", #"{"alpha":"y","zed":2}"#])
+            #expect(payloads[3].hasPrefix(#"{"unencodable":"#))
+            // The kept container wrote its `late` field into the first Hoarder's object,
+            // long since written; no later payload shows it.
+            #expect(Array(payloads.suffix(4)) == [
+                #"{"alpha":"z","zed":3}"#, #"{"n":1}"#, #"{"n":2}"#, #"{"alpha":"w","zed":4}"#,
+            ])
+        }
+        Hoarder.kept = nil
     }
 
     @Test func nonFiniteNumbersAreRefusedWithTheirPathAndJournaledAsUnencodable() async throws {

@@ -50,11 +50,14 @@ final class RowWriter {
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
     /// belong to one event, so the dictionary of open events is looked up once per event.
-    private var lastCallEvent: (id: EventID, raisedAt: Int)?
+    /// (This and the next two: writer thread only, unchecked as `model` is.)
+    @exclusivity(unchecked) private var lastCallEvent: (id: EventID, raisedAt: Int)?
     /// Thread names by number (see `threadName(_:)`).
-    private var threadNames: [String?] = []
+    @exclusivity(unchecked) private var threadNames: [String?] = []
     /// The payload of the event row being written (one buffer for every row).
-    private var payload: [UInt8] = []
+    @exclusivity(unchecked) private var payload: [UInt8] = []
+    /// The payloads' top-level encoder, reused from one event to the next.
+    @exclusivity(unchecked) private var payloadEncoder: TreeEncoder?
     private let insertChain: Statement
 
     init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
@@ -563,7 +566,7 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        Self.writePayloadJSON(raised.payload, into: &payload)
+        Self.writePayloadJSON(raised.payload, into: &payload, encoder: &payloadEncoder)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
@@ -670,13 +673,13 @@ final class RowWriter {
 
     /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded, or
     /// the error's description as a JSON string. An event that fails to encode is stored as
-    /// a JSON object saying why.
-    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: inout [UInt8]) {
+    /// a JSON object saying why. `encoder` is the reused top-level encoder.
+    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: inout [UInt8], encoder: inout TreeEncoder?) {
         bytes.removeAll(keepingCapacity: true)
         switch payload {
         case .event(let event):
             do {
-                try PayloadEncoder.append(event, to: &bytes)
+                try PayloadEncoder.append(event, to: &bytes, reusing: &encoder)
             } catch {
                 bytes.append(contentsOf: ("{\"unencodable\":" + JSONText.quoted("\(error)") + "}").utf8)
             }

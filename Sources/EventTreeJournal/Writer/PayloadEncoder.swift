@@ -33,9 +33,19 @@ package enum PayloadEncoder {
     /// Appends the JSON text of `value` to `bytes`, as UTF-8 (the writer reuses one buffer).
     /// When encoding throws, `bytes` is as it was.
     package static func append<T: Encodable>(_ value: T, to bytes: inout [UInt8]) throws {
+        var root: TreeEncoder?
+        try append(value, to: &bytes, reusing: &root)
+    }
+
+    /// Appends the JSON text of `value` to `bytes`, encoding it with `root` (then kept in
+    /// `root` for the next value): the top-level encoder and its object's room are reused
+    /// from one value to the next, unless something else kept a reference to them.
+    static func append<T: Encodable>(_ value: T, to bytes: inout [UInt8], reusing root: inout TreeEncoder?) throws {
+        if root == nil || !isKnownUniquelyReferenced(&root!) { root = TreeEncoder(codingPath: []) }
+        root!.reset()
         // Through `node(for:)`, not `value.encode(to:)`: a top-level `Data` or `URL` must be
         // written as `JSONEncoder` writes it, not as its own `encode(to:)` would.
-        let node = try TreeEncoder.node(for: value, at: [])
+        let node = try TreeEncoder.node(for: value, at: [], encoder: root!)
         node.write(to: &bytes)
     }
 }
@@ -67,12 +77,13 @@ enum JSONNode {
         case .object(let object):
             bytes.append(UInt8(ascii: "{"))
             // Sorted keys: a dictionary's order varies between runs; the journal's should not.
-            let fields = object.fields.count > 1 ? object.fields.sorted { $0.key < $1.key } : object.fields
-            for index in fields.indices {
+            // (Sorted in place: the value is encoded, and the object is written once.)
+            if object.fields.count > 1 { object.fields.sort { $0.key < $1.key } }
+            for index in object.fields.indices {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONText.appendQuoted(fields[index].key, to: &bytes)
+                JSONText.appendQuoted(object.fields[index].key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                fields[index].value.write(to: &bytes)
+                object.fields[index].value.write(to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         case .array(let array):
@@ -231,6 +242,19 @@ final class TreeEncoder: Encoder {
         self.codingPath = codingPath
     }
 
+    /// Empties the encoder for another value, keeping its object (emptied, with its room)
+    /// when nothing else holds it.
+    func reset() {
+        guard case .object(var object) = node else {
+            node = .empty
+            return
+        }
+        node = .empty
+        guard isKnownUniquelyReferenced(&object) else { return }
+        object.fields.removeAll(keepingCapacity: true)
+        node = .object(object)
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let object: JSONObject
         if case .object(let existing) = node {
@@ -263,7 +287,11 @@ final class TreeEncoder: Encoder {
     /// Every type whose `encode(to:)` encodes itself into a single-value container must be
     /// caught here, or that container would bring it back here forever. `path` is an
     /// autoclosure because only a subtree or an error needs it, and building it allocates.
-    static func node<T: Encodable>(for value: T, at path: @autoclosure () -> [any CodingKey]) throws -> JSONNode {
+    /// `encoder`, when given, encodes a value that is not a primitive (at the top level,
+    /// the reused root).
+    static func node<T: Encodable>(
+        for value: T, at path: @autoclosure () -> [any CodingKey], encoder: TreeEncoder? = nil
+    ) throws -> JSONNode {
         if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
         if T.self == String.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: String.self))) }
         if T.self == Bool.self { return .literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
@@ -285,7 +313,7 @@ final class TreeEncoder: Encoder {
             // `description` is plain digits, never an exponent: valid JSON number text.
             return .literal(decimal.description)
         }
-        let encoder = TreeEncoder(codingPath: path())
+        let encoder = encoder ?? TreeEncoder(codingPath: path())
         try value.encode(to: encoder)
         return encoder.node
     }
