@@ -62,13 +62,14 @@ final class PendingRows {
         defer { discard() }
         var start = 0
         if values.count == Self.rowsPerStatement * columns {
+            // Every parameter is bound before each run: the bindings need no clearing.
             try bind(values.indices, to: many)
-            try many.run()
+            try many.runKeepingBindings()
             start = values.count
         }
         while start < values.count {
             try bind(start..<start + columns, to: one)
-            try one.run()
+            try one.runKeepingBindings()
             start += columns
         }
     }
