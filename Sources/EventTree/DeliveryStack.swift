@@ -91,9 +91,11 @@ final class DeliveryStack {
         return records
     }
 
-    /// A batch starting with `records`: the spare one, when this thread has it.
-    func makeBatch(records: consuming [FactRecord]) -> RecordBatch {
-        guard let batch = spareBatch.take() else { return RecordBatch(records: records) }
+    /// A batch starting with `records`: the calling thread's spare one, when it has it.
+    /// Out of line, so that the raise that inlines its caller carries only a call.
+    @inline(never)
+    static func batch(startingWith records: consuming [FactRecord]) -> RecordBatch {
+        guard let batch = current.spareBatch.take() else { return RecordBatch(records: records) }
         batch.records = records
         return batch
     }

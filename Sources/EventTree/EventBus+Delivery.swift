@@ -12,8 +12,7 @@ extension EventBus {
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
         inherited: RecordBatch??, stack: DeliveryStack? = nil
     ) -> Delivery {
-        let threadStack = inherited == nil ? stack ?? DeliveryStack.current : nil
-        let outer = threadStack?.innermost(of: ObjectIdentifier(self))
+        let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
         let raisedAt = isRecorded ? clock.nanoseconds() : 0
@@ -29,9 +28,7 @@ extension EventBus {
         if recording {
             // Only the journal needs the raise as a value now; otherwise the delivery makes
             // it when something asks (a hook, a transform).
-            var log = FactLog(
-                sequence: sequence, isRecording: true, opensBatch: isOutermost,
-                reusingBufferOf: isOutermost ? threadStack : nil)
+            var log = FactLog(sequence: sequence, isRecording: true, opensBatch: isOutermost, reusesSpareBuffer: true)
             id = EventID(rawValue: log.takeNumber())
             let raised = RaisedEvent(
                 id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload, origin: origin.id, mode: mode,
@@ -53,7 +50,7 @@ extension EventBus {
             parent?.records.append(contentsOf: records)
             batch = parent
         } else {
-            batch = recording ? (threadStack ?? DeliveryStack.current).makeBatch(records: consume records) : nil
+            batch = recording ? DeliveryStack.batch(startingWith: consume records) : nil
         }
 
         if !isLive {

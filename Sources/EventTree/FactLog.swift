@@ -15,21 +15,22 @@ struct FactLog {
     var records: [FactRecord] = []
 
     /// A log numbering from `sequence`; a recording one has room for a typical raise's
-    /// records, since an outermost raise's batch starts as its log: the spare buffer of
-    /// `stack` (the raising thread's), when given and there is one.
-    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool, reusingBufferOf stack: DeliveryStack? = nil) {
+    /// records, since an outermost raise's batch starts as its log: the thread's spare
+    /// buffer, when it `reusesSpareBuffer` (an outermost raise's) and there is one.
+    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool, reusesSpareBuffer: Bool = false) {
         self.sequence = sequence
         self.isRecording = isRecording
         self.opensBatch = opensBatch && isRecording
-        if isRecording { records = Self.startingRecords(spareOf: stack) }
+        if isRecording { records = Self.startingRecords(reusingSpare: opensBatch && reusesSpareBuffer) }
     }
 
-    /// An empty buffer with room for a typical raise's records: the spare one of `stack`
-    /// (a buffer its recorder handed back, see ``Recorder/record(emptying:session:)``) when
-    /// it has one. Out of line, so that the raise that inlines the log carries only a call.
+    /// An empty buffer with room for a typical raise's records: the thread's spare one (a
+    /// buffer its recorder handed back, see ``Recorder/record(emptying:session:)``) when
+    /// `reusingSpare` and it has one. Out of line, so that the raise that inlines the log
+    /// carries only a call.
     @inline(never)
-    private static func startingRecords(spareOf stack: DeliveryStack?) -> [FactRecord] {
-        if let spare = stack?.takeSpareRecords() { return spare }
+    private static func startingRecords(reusingSpare: Bool) -> [FactRecord] {
+        if reusingSpare, let spare = DeliveryStack.current.takeSpareRecords() { return spare }
         var records: [FactRecord] = []
         records.reserveCapacity(16)
         return records
