@@ -28,6 +28,27 @@ import Testing
         var hasher = CheckpointHasher(after: .start, expectedBytes: 16)
         for record in records { _ = hasher.add(record) }
         #expect(hasher.finish().value == Self.expectedHash(after: .start, records))
+
+        // Added together (as the writer adds a checkpoint's records), the same hash and the
+        // same tags as one by one.
+        var single = CheckpointHasher(after: .start, expectedBytes: 16)
+        let singleTags = records.flatMap { record in
+            let (first, second) = single.add(record)
+            return [first, second]
+        }
+        var together = CheckpointHasher(after: .start, expectedBytes: 16)
+        var tags = [UInt8](repeating: 0, count: 2 * records.count)
+        let storage = records.flatMap { $0 }
+        let starts = records.reduce(into: [0]) { starts, record in starts.append(starts.last! + record.count) }
+        storage.withUnsafeBytes { bytes in
+            tags.withUnsafeMutableBufferPointer { tags in
+                together.add(
+                    count: records.count, { UnsafeRawBufferPointer(rebasing: bytes[starts[$0]..<starts[$0 + 1]]) },
+                    tags: tags.baseAddress!)
+            }
+        }
+        #expect(tags == singleTags)
+        #expect(together.finish().value == Self.expectedHash(after: .start, records))
     }
 
     @Test func aCopiedCheckpointHasherGoesOnWithoutTheOther() {
@@ -50,8 +71,7 @@ import Testing
         records.append(seq: 12, [12])
         // A raise's record comes after its calls but goes before them.
         records.append(seq: 10, [10, 10, 10])
-        var taken: [(Int, [UInt8])] = []
-        try records.take(below: 12) { seq, bytes in taken.append((seq, Array(bytes))) }
+        let taken = try Self.take(&records, below: 12)
         #expect(taken.map(\.0) == [10, 11])
         #expect(taken.map(\.1) == [[10, 10, 10], [11, 11]])
         #expect(records.entries.map(\.seq) == [12])
@@ -60,17 +80,23 @@ import Testing
         // A copy (the writer's model before a transaction) keeps what it had, as it was,
         // though the original took everything and wrote new bytes where the old ones were.
         let saved = records
-        try records.take(below: .max) { _, _ in }
+        _ = try Self.take(&records, below: .max)
         records.append(seq: 20, [20, 20, 20, 20, 20, 20])
         var restored = saved
         restored.append(seq: 14, [14])
-        var fromCopy: [(Int, [UInt8])] = []
-        try restored.take(below: .max) { seq, bytes in fromCopy.append((seq, Array(bytes))) }
+        let fromCopy = try Self.take(&restored, below: .max)
         #expect(fromCopy.map(\.0) == [12, 13, 14])
         #expect(fromCopy.map(\.1) == [[12], [13, 13], [14]])
         #expect(restored.isEmpty)
-        var remaining: [(Int, [UInt8])] = []
-        try records.take(below: .max) { seq, bytes in remaining.append((seq, Array(bytes))) }
+        let remaining = try Self.take(&records, below: .max)
         #expect(remaining.map(\.1) == [[20, 20, 20, 20, 20, 20]])
+        #expect(try Self.take(&records, below: .max).isEmpty)
+    }
+
+    /// The records `records.take(below:)` takes out, as seqs and bytes.
+    private static func take(_ records: inout UnchainedRecords, below seq: Int) throws -> [(Int, [UInt8])] {
+        try records.take(below: seq) { count, record in
+            (0..<count).map { (record($0).seq, Array(record($0).bytes)) }
+        } ?? []
     }
 }

@@ -43,7 +43,32 @@ package struct CheckpointHasher {
     package mutating func add(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
         ByteBuffer.makeUnique(&pending)
         var state = tagState
-        // Its length (a varint of at most ten bytes), then its bytes, tagged as hashed.
+        append(record, tagging: &state)
+        tagState = state
+        return (UInt8(truncatingIfNeeded: state), UInt8(truncatingIfNeeded: state >> 8))
+    }
+
+    /// Adds `count` records, the record at `index` being `record(index)`, and stores each
+    /// one's tag (two bytes) at `tags`: what ``add(_:)-(UnsafeRawBufferPointer)`` does for
+    /// each, with the buffer's uniqueness checked once.
+    mutating func add(
+        count: Int, _ record: (Int) -> UnsafeRawBufferPointer, tags: UnsafeMutablePointer<UInt8>
+    ) {
+        ByteBuffer.makeUnique(&pending)
+        var state = tagState
+        for index in 0..<count {
+            append(record(index), tagging: &state)
+            tags[2 * index] = UInt8(truncatingIfNeeded: state)
+            tags[2 * index + 1] = UInt8(truncatingIfNeeded: state >> 8)
+        }
+        tagState = state
+    }
+
+    /// Appends a record (its length, a varint of at most ten bytes, then its bytes) to the
+    /// pending bytes (unique by now), running the tag's state over them.
+    @inline(__always)
+    private mutating func append(_ record: UnsafeRawBufferPointer, tagging state: inout UInt64) {
+        var running = state
         pending.write(atMost: 10 + record.count) { buffer in
             var at = 0
             var length = UInt64(record.count)
@@ -51,21 +76,20 @@ package struct CheckpointHasher {
                 let byte = length >= 0x80 ? UInt8(truncatingIfNeeded: length) | 0x80 : UInt8(length)
                 buffer[at] = byte
                 at += 1
-                state = (state ^ UInt64(byte)) &* 0x100_0000_01b3
+                running = (running ^ UInt64(byte)) &* 0x100_0000_01b3
                 if length < 0x80 { break }
                 length >>= 7
             }
             guard let source = record.baseAddress, !record.isEmpty else { return at }
             UnsafeMutableRawPointer(buffer.baseAddress! + at).copyMemory(from: source, byteCount: record.count)
-            for byte in record { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            for byte in record { running = (running ^ UInt64(byte)) &* 0x100_0000_01b3 }
             return at + record.count
         }
-        tagState = state
+        state = running
         if pending.count >= Self.flushSize {
             sha.update(bufferPointer: UnsafeRawBufferPointer(pending.bytes))
             pending.count = 0
         }
-        return (UInt8(truncatingIfNeeded: state), UInt8(truncatingIfNeeded: state >> 8))
     }
 
     /// Adds a record held in an array.

@@ -465,16 +465,15 @@ final class RowWriter {
     /// each record's two-byte tag.
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
-        var tags: [UInt8] = []
-        var last = 0
         var hasher = CheckpointHasher(after: model.chainHead, expectedBytes: model.unchained.byteCount)
-        try model.unchained.take(below: settledBelow) { seq, bytes throws(SQLiteError) in
-            let (first, second) = hasher.add(bytes)
-            tags.append(first)
-            tags.append(second)
-            last = seq
+        let taken = try model.unchained.take(below: settledBelow) { count, record in
+            let tags = [UInt8](unsafeUninitializedCapacity: 2 * count) { buffer, initialized in
+                hasher.add(count: count, { record($0).bytes }, tags: buffer.baseAddress!)
+                initialized = 2 * count
+            }
+            return (tags: tags, last: record(count - 1).seq)
         }
-        guard !tags.isEmpty else { return }
+        guard let (tags, last) = taken else { return }
         let head = hasher.finish()
         model.chainHead = head
         try insertChain.bind(last, at: 1)

@@ -79,29 +79,35 @@ struct UnchainedRecords {
         record.withUnsafeBufferPointer { append(seq: seq, $0) }
     }
 
-    /// Takes out the records numbered below `seq`, in seq order, calling `body` with each.
-    mutating func take(
-        below seq: Int, _ body: (Int, UnsafeRawBufferPointer) throws(SQLiteError) -> Void
-    ) throws(SQLiteError) {
+    /// Takes out the records numbered below `seq`, in seq order: `body` gets how many there
+    /// are and the record at an index (its seq and bytes). `nil` when there are none.
+    mutating func take<R>(
+        below seq: Int,
+        _ body: (_ count: Int, _ record: (Int) -> (seq: Int, bytes: UnsafeRawBufferPointer)) throws(SQLiteError) -> R
+    ) throws(SQLiteError) -> R? {
         // The entries are in seq order: the ready ones are a prefix.
         var readyCount = 0
         while readyCount < entries.count && entries[readyCount].seq < seq { readyCount += 1 }
-        guard readyCount > 0 else { return }
+        guard readyCount > 0 else { return nil }
         let storage = UnsafeRawBufferPointer(bytes.bytes)
-        for entry in entries[..<readyCount] {
-            try body(entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
+        let result = try entries.withUnsafeBufferPointer { (entries) throws(SQLiteError) in
+            try body(readyCount) { index in
+                let entry = entries[index]
+                return (entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
+            }
         }
         guard readyCount < entries.count else {
             // All taken (the usual case): the buffers keep their capacity for the next ones.
             if isKnownUniquelyReferenced(&bytes) { bytes.count = 0 } else { bytes = ByteBuffer(capacity: 1_024) }
             entries.removeAll(keepingCapacity: true)
-            return
+            return result
         }
         var rest = UnchainedRecords()
         for entry in entries where entry.seq >= seq {
             rest.append(seq: entry.seq, UnsafeBufferPointer(rebasing: bytes.bytes[entry.start..<(entry.start + entry.count)]))
         }
         self = rest
+        return result
     }
 }
 
