@@ -314,6 +314,22 @@ private final class Hoarder: Event, @unchecked Sendable {
         #expect(try roundTrip(value) == value)
     }
 
+    @Test func integersAreWrittenAsSwiftWritesThem() throws {
+        var values = [0, 9, 10, 99, 100, 999, 1_000, 65_535, Int.max, Int.min, Int.min + 1]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1]
+        }
+        values += values.filter { $0 != .min }.map { -$0 }
+        for value in values {
+            var bytes: [UInt8] = [UInt8(ascii: "x")]
+            JSONText.appendDecimal(value, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
+        }
+        #expect(try PayloadEncoder.json([Int.min, -5, 42]) == "[\(Int.min),-5,42]")
+    }
+
     @Test func theWriterEncodesEachPayloadAfreshThoughItReusesItsEncoder() async throws {
         try await withTemporaryJournal { journal in
             let app = EventNode("app", bus: EventBus(recorder: journal))

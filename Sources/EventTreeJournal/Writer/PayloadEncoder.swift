@@ -157,15 +157,27 @@ package enum JSONText {
             end += 1
         }
         var magnitude = value.magnitude
-        var digits = 1
-        var power: UInt = 10
+        let pairs = digitPairs.utf8Start
+        // One and two digits (most handler numbers, codes and offsets) without a loop.
+        if magnitude < 10 {
+            buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            end += 1
+            return
+        }
+        if magnitude < 100 {
+            buffer[end] = pairs[Int(magnitude) &* 2]
+            buffer[end + 1] = pairs[Int(magnitude) &* 2 + 1]
+            end += 2
+            return
+        }
+        var digits = 3
+        var power: UInt = 1_000
         while digits < 20, magnitude >= power {
             digits += 1
             power = power &* 10
         }
         var index = end + digits
         end = index
-        let pairs = digitPairs.utf8Start
         while magnitude >= 100 {
             let pair = Int(magnitude % 100) &* 2
             magnitude /= 100
