@@ -7,6 +7,7 @@
 //   … --instructions        marginal instruction counts under callgrind, checked against floors
 import CBenchSupport
 import EventTree
+import EventTreeTesting
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -47,6 +48,9 @@ if let what = option("--profile") {
     switch what {
     case "recorded":
         let node = flatNode(on: EventBus(recorder: BatchRecorder()))
+        for index in 0..<count { node.raise(Ping(n: index)) }
+    case "memory":
+        let node = flatNode(on: EventBus(recorder: TraceRecorder()))
         for index in 0..<count { node.raise(Ping(n: index)) }
     case "writer":
         let batches = recordedBatches(steps: count * 10)
