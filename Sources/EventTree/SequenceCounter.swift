@@ -12,13 +12,15 @@ import Synchronization
 /// number taken by ``open()``, and the recorder calls ``settle(_:)`` with that number when
 /// it takes the batch; ``settledBelow`` then says below which number every fact is either
 /// handed over or will never be, even though threads hand their batches over out of order.
-public final class SequenceCounter: Sendable {
+public final class SequenceCounter: @unchecked Sendable {
+    // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
+    /// Guards `openBatches` (never taken when batches are not tracked).
+    private let lock = Lock()
     /// Whether batches are tracked until settled.
     public let tracksOpenBatches: Bool
-    /// The open batches, behind a futex-based mutex (never taken when batches are not
-    /// tracked): uncontended, a compare-and-swap to lock and an exchange to unlock.
-    private let openBatches = Mutex(OpenBatches())
+    /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.
+    @exclusivity(unchecked) private var openBatches = OpenBatches()
 
     /// Creates a counter whose first number is `first`.
     ///
@@ -43,25 +45,25 @@ public final class SequenceCounter: Sendable {
     /// settle with ``settle(_:)`` (the same as ``advance()`` when batches are not tracked).
     public func open() -> Int {
         guard tracksOpenBatches else { return advance() }
-        return openBatches.withLock { batches in
-            // Under the lock, so that open batches are appended in ascending order.
-            let first = next.add(1, ordering: .sequentiallyConsistent).oldValue
-            batches.append(first)
-            return first
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        // Under the lock, so that open batches are appended in ascending order.
+        let first = next.add(1, ordering: .sequentiallyConsistent).oldValue
+        openBatches.append(first)
+        return first
     }
 
     /// Marks the batch that ``open()`` started with `first` as handed over.
     public func settle(_ first: Int) {
         guard tracksOpenBatches else { return }
-        openBatches.withLock { $0.settle(first) }
+        lock.withLock { openBatches.settle(first) }
     }
 
     /// Every number below this one belongs to a settled batch, or to no batch at all: a
     /// fact numbered lower can no longer arrive. Without tracking, the next number.
     public var settledBelow: Int {
         guard tracksOpenBatches else { return peek }
-        return openBatches.withLock { $0.oldest ?? next.load(ordering: .sequentiallyConsistent) }
+        return lock.withLock { openBatches.oldest ?? next.load(ordering: .sequentiallyConsistent) }
     }
 }
 
