@@ -66,18 +66,13 @@ enum Instructions {
             for index in 0..<count { node.raise(Ping(n: index)) }
             try journal.close()
         default:
-            print("unknown profile \(name)")
+            if try !WorkloadInstructions.runProfile(name, count: count) { print("unknown profile \(name)") }
         }
     }
 
     /// Measures every case under callgrind and adds the results to `report`.
     static func measure(into report: inout Report, small: Int = 2_000, large: Int = 12_000) throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
-        // valgrind 3.19 cannot read the DWARF 5 the toolchain writes: count a stripped copy.
-        let stripped = freshPath("eventtree-bench-stripped")
-        try? FileManager.default.removeItem(atPath: stripped)
-        try FileManager.default.copyItem(atPath: executable, toPath: stripped)
-        _ = run("/usr/bin/strip", ["--strip-debug", stripped])
+        let stripped = try strippedExecutable()
         for item in cases {
             // The chain case subtracts a one-node chain, so that only the 32 extra nodes count.
             let baseline = item.profile == "chain" ? "chain-short" : item.profile
@@ -96,8 +91,19 @@ enum Instructions {
         }
     }
 
+    /// A copy of this executable without debug information, for callgrind: valgrind 3.19
+    /// cannot read the DWARF 5 the toolchain writes.
+    static func strippedExecutable() throws -> String {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        let stripped = freshPath("eventtree-bench-stripped")
+        try? FileManager.default.removeItem(atPath: stripped)
+        try FileManager.default.copyItem(atPath: executable, toPath: stripped)
+        _ = run("/usr/bin/strip", ["--strip-debug", stripped])
+        return stripped
+    }
+
     /// Total instructions of one run (the main thread's alone when asked).
-    private static func count(_ executable: String, _ profile: String, _ iterations: Int, _ mainThreadOnly: Bool) throws -> Int {
+    static func count(_ executable: String, _ profile: String, _ iterations: Int, _ mainThreadOnly: Bool) throws -> Int {
         let output = freshPath("callgrind-\(profile)-\(iterations).out")
         let status = run("/usr/bin/valgrind", [
             "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=\(output)",

@@ -30,6 +30,10 @@ struct Report {
     /// Marginal instruction counts (callgrind), checked against their floors.
     var instructions: [Instruction] = []
     var workloads: [[String]] = []
+    /// Instructions per raise of every workload (`--instructions --workloads`), with a
+    /// saved run's beside them when compared.
+    var workloadInstructions: [[String]] = []
+    var comparesWorkloadInstructions = false
     var scaling: [[String]] = []
     var counts: [[String]] = []
     /// Deterministic checks that failed (CI fails on these, never on time).
@@ -77,6 +81,13 @@ struct Report {
                     [$0.name, String(format: "%.0f", $0.value), String(format: "≤ %.0f", $0.floor), String(format: "≤ %.0f", $0.target),
                      String(format: "≤ %.0f", $0.guardLimit), $0.status]
                 })
+        }
+        if !workloadInstructions.isEmpty {
+            text += "\nWorkloads (callgrind, marginal instructions per raise, whole process)\n"
+            text += table(
+                ["workload", "recorder", "calls/raise", "per raise", "per call"]
+                    + (comparesWorkloadInstructions ? ["before, per raise", "after/before", ""] : []),
+                workloadInstructions)
         }
         if !counts.isEmpty {
             text += "\nDeterministic counts (checked in CI)\n" + table(["count", "value", "limit", ""], counts)

@@ -130,32 +130,43 @@ struct Workload: Sendable {
 }
 
 extension Workload {
+    /// The recorders each workload runs with: none, the in-memory one, the tracing one with
+    /// no tracer bootstrapped, and the default journal.
+    static let recorders = ["off", "memory", "tracing (no-op tracer)", "journal"]
+
+    /// Handler calls per raise, counted over ten raises with the in-memory recorder.
+    func callsPerRaise() -> Int {
+        let counting = TraceRecorder()
+        let (raise, keep) = build(EventBus(recorder: counting))
+        counting.clear()
+        for index in 0..<10 { raise(index) }
+        withExtendedLifetime(keep) {}
+        return max(1, counting.records.count { if case .handlerCalled = $0.fact { true } else { false } } / 10)
+    }
+
+    /// A bus with `recorder` (one of ``recorders``), and the journal when it is one, with
+    /// room for `records` so that no raise waits for the writer.
+    static func bus(recording recorder: String, room records: Int) throws -> (bus: EventBus, journal: Journal?) {
+        switch recorder {
+        case "memory": return (EventBus(recorder: TraceRecorder()), nil)
+        // What an app pays for spans before it bootstraps a tracer: the default tracer is
+        // then the no-op one.
+        case "tracing (no-op tracer)": return (EventBus(recorder: TracingRecorder()), nil)
+        case "journal":
+            var options = JournalOptions()
+            options.capacity = records
+            let journal = try Journal(path: freshPath("workload.eventtree"), options: options)
+            return (EventBus(recorder: journal), journal)
+        default: return (EventBus(), nil)
+        }
+    }
+
     /// Measures the workload with each recorder; appends report rows.
     func measure(budget: Int, rounds: Int, into report: inout Report) throws {
-        // Calls per raise, counted once with the in-memory recorder.
-        let counting = TraceRecorder()
-        let (countRaise, countKeep) = build(EventBus(recorder: counting))
-        counting.clear()
-        for index in 0..<10 { countRaise(index) }
-        let calls = max(1, counting.records.count { if case .handlerCalled = $0.fact { true } else { false } } / 10)
-        withExtendedLifetime(countKeep) {}
+        let calls = callsPerRaise()
         let raises = max(20, budget / calls)
-
-        for recorder in ["off", "memory", "tracing (no-op tracer)", "journal"] {
-            var journal: Journal?
-            var options = JournalOptions()
-            options.capacity = raises * (calls + 4) * 2 + 1_000
-            let bus: EventBus
-            switch recorder {
-            case "memory": bus = EventBus(recorder: TraceRecorder())
-            // What an app pays for spans before it bootstraps a tracer: the default tracer is
-            // then the no-op one.
-            case "tracing (no-op tracer)": bus = EventBus(recorder: TracingRecorder())
-            case "journal":
-                journal = try Journal(path: freshPath("workload.eventtree"), options: options)
-                bus = EventBus(recorder: journal)
-            default: bus = EventBus()
-            }
+        for recorder in Self.recorders {
+            let (bus, journal) = try Self.bus(recording: recorder, room: raises * (calls + 4) * 2 + 1_000)
             let (raise, keep) = build(bus)
             var times: [Double] = []
             for round in 0..<rounds {

@@ -5,8 +5,11 @@
 //   … --filter writer       only the measures whose name contains "writer"
 //   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
 //   … --instructions        marginal instruction counts under callgrind, checked against floors
+//   … --instructions --workloads [--save FILE] [--compare FILE]
+//                           and every workload's, kept in FILE or compared with a kept run (~10 min)
 import CBenchSupport
 import EventTree
+import EventTreeJournal
 import EventTreeTesting
 import Foundation
 
@@ -31,6 +34,13 @@ if let profile = option("--instructions-child") {
 if arguments.contains("--instructions") {
     var report = Report()
     try Instructions.measure(into: &report)
+    if arguments.contains("--workloads") {
+        let rows = try WorkloadInstructions.measure(executable: try Instructions.strippedExecutable())
+        let before = try option("--compare").map(WorkloadInstructions.load)
+        report.workloadInstructions = WorkloadInstructions.reportRows(rows, before: before)
+        report.comparesWorkloadInstructions = before != nil
+        if let path = option("--save") { try WorkloadInstructions.saved(rows).write(toFile: path, atomically: true, encoding: .utf8) }
+    }
     print(report.printed())
     // CI fails when a count rises above its guard (the hot path got more expensive);
     // counts between the floor and the guard are reported as MISS, not failed.
@@ -52,6 +62,12 @@ if let what = option("--profile") {
     case "memory":
         let node = flatNode(on: EventBus(recorder: TraceRecorder()))
         for index in 0..<count { node.raise(Ping(n: index)) }
+    case "journal1":
+        // The journal case with one handler: with it, a raise's fixed cost and a call's.
+        let journal = try Journal(path: freshPath("profile-journal1.eventtree"))
+        let node = flatNode(on: EventBus(recorder: journal), handlers: 1)
+        for index in 0..<count { node.raise(Ping(n: index)) }
+        try journal.close()
     case "writer":
         let batches = recordedBatches(steps: count * 10)
         _ = try writeBatches(batches, to: freshPath("profile.eventtree"))
