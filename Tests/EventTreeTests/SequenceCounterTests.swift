@@ -37,4 +37,21 @@ import Testing
         counter.settle(oldest)
         #expect(counter.settledBelow == counter.peek)
     }
+
+    /// What a journal's writer does once per transaction: settle every batch that arrived
+    /// since the last, under one lock, and read where the settled numbers end.
+    @Test func settlingInBulkGivesWhatSettlingOneByOneGives() {
+        let bulk = SequenceCounter(startingAt: 5, tracksOpenBatches: true)
+        let single = SequenceCounter(startingAt: 5, tracksOpenBatches: true)
+        let open = (0..<40).map { _ in (bulk.open(), single.open()) }
+        #expect(open.allSatisfy { $0.0 == $0.1 })
+        let firsts = open.map(\.0)
+        // The batches arrive out of order: a later one, a few older ones, the rest.
+        for arrived in [[firsts[3]], Array(firsts[0..<3]), [], Array(firsts[4...].reversed())] {
+            for first in arrived { single.settle(first) }
+            #expect(bulk.settledBelow(afterSettling: arrived) == single.settledBelow)
+        }
+        #expect(bulk.settledBelow == 45)
+        #expect(bulk.settledBelow(afterSettling: [Int]()) == bulk.peek)
+    }
 }

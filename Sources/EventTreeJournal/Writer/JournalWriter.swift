@@ -28,6 +28,9 @@ final class JournalWriter: @unchecked Sendable {
     /// Guarded by `lock` (as everything mutable here), so the per-access dynamic
     /// exclusivity check is left out of the raising thread's path.
     @exclusivity(unchecked) private var pending: [PendingBatch] = []
+    /// How many of the `pending` batches, from the first, the sequence knows are here
+    /// (settled): the others arrived since the writer last took batches.
+    private var settledPending = 0
     /// Emptied buffers of committed batches, handed back to raises (guarded by `lock`).
     @exclusivity(unchecked) private var recycled: [[FactRecord]] = []
     /// The room of the kept buffers, in records: at most ``recycledLimit``.
@@ -136,18 +139,20 @@ final class JournalWriter: @unchecked Sendable {
         defer { if !records.isEmpty { records.removeAll(keepingCapacity: handsBackBuffer) } }
         lock.lock()
         defer { lock.unlock() }
-        // Settled with the lock held: to the writer, a batch is open (not yet here) or
-        // pending (or gone), never neither.
-        defer { sequence.settle(first) }
+        // The batch stays open in the sequence until the writer takes it (see
+        // `commitPending`), which settles every batch that arrived at once: to the writer, a
+        // batch is open and not here, or open and pending, or settled (written or dropped).
         if options.whenFull == .block && !isChange {
             while !isStopped && pendingRecords > 0 && mustWaitForRoom(adding: count) { progress.wait(lock) }
         }
         if isStopped {
             unrecorded += count
+            sequence.settle(first)
             return .dropped(reason: "the journal \(path) is closed; \(count) records of this raise were not written")
         }
         if !isChange && pendingRecords > 0 && pendingRecords + count > options.capacity {
             drops[session, default: 0] += count
+            sequence.settle(first)
             return .dropped(reason: "the journal's buffer is full (\(options.capacity) records); \(count) records of this raise were dropped and counted")
         }
         let ticket = nextTicket
@@ -159,7 +164,7 @@ final class JournalWriter: @unchecked Sendable {
             batch = buffer
         }
         swap(&batch, &records)
-        pending.append(PendingBatch(records: batch, session: session, ticket: ticket, thread: thread))
+        pending.append(PendingBatch(records: batch, first: first, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
@@ -342,8 +347,11 @@ final class JournalWriter: @unchecked Sendable {
         let closing = isStopping && taken == pending.count
         // Below this seq, every record is in this transaction or an earlier one: what a
         // reader following the journal may print without ever skipping a later commit.
-        var settled = sequence.settledBelow
-        for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
+        // The batches that arrived since the last transaction are settled first, all under
+        // one lock (a raise hands its batch over without taking the sequence's lock).
+        var settled = sequence.settledBelow(afterSettling: pending[settledPending...].map(\.first))
+        settledPending = pending.count
+        for batch in pending[taken...] { settled = min(settled, batch.first) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
             || monotonicNanoseconds() - countsPublished >= 1_000_000_000
         lock.unlock()
@@ -381,6 +389,7 @@ final class JournalWriter: @unchecked Sendable {
             return false
         }
         pending.removeFirst(taken)
+        settledPending -= taken
         recycle(&batches)
         pendingRecords -= count
         if publishing { countsPublished = monotonicNanoseconds() }
@@ -454,7 +463,9 @@ final class JournalWriter: @unchecked Sendable {
         rows = nil
         lostAtClose = pendingRecords + drops.values.reduce(0, +)
         unrecorded += lostAtClose
+        _ = sequence.settledBelow(afterSettling: pending[settledPending...].map(\.first))
         pending = []
+        settledPending = 0
         pendingRecords = 0
         drops = [:]
         isStopped = true
