@@ -15,8 +15,10 @@ public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     case unanswered
     /// No handler acted: a dead letter (or, for an error, an unhandled error).
     case unhandled
+    // Indirect: the other cases are plain values, so a status is copied without a switch
+    // over its payloads (a raise copies its status into its end record and its result).
     /// A handler threw; this is the first failure.
-    case failed(HandlerFailure)
+    indirect case failed(HandlerFailure)
 
     /// The case, without its handler.
     public var kind: Kind {
