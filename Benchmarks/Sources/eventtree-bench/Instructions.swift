@@ -141,6 +141,12 @@ enum Instructions {
     }
 }
 
-enum BenchError: Error {
+enum BenchError: Error, CustomStringConvertible {
     case failed(String)
+
+    var description: String {
+        switch self {
+        case .failed(let message): message
+        }
+    }
 }

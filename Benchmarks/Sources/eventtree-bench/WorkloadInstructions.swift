@@ -82,8 +82,11 @@ enum WorkloadInstructions {
 
     /// Instructions per raise of a saved run, by workload and recorder.
     static func load(_ path: String) throws -> [String: Double] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw BenchError.failed("cannot read \(path): give a file that --save wrote")
+        }
         var counts: [String: Double] = [:]
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 4, let value = Double(fields[3]) else {
                 throw BenchError.failed("\(path) is not a file --save wrote: bad line '\(line)'")

@@ -32,11 +32,18 @@ if let profile = option("--instructions-child") {
     exit(0)
 }
 if arguments.contains("--instructions") {
+    // The saved run is read first: a bad file is reported before minutes of counting.
+    let before: [String: Double]?
+    do {
+        before = try option("--compare").map(WorkloadInstructions.load)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
     var report = Report()
     try Instructions.measure(into: &report)
     if arguments.contains("--workloads") {
         let rows = try WorkloadInstructions.measure(executable: try Instructions.strippedExecutable())
-        let before = try option("--compare").map(WorkloadInstructions.load)
         report.workloadInstructions = WorkloadInstructions.reportRows(rows, before: before)
         report.comparesWorkloadInstructions = before != nil
         if let path = option("--save") { try WorkloadInstructions.saved(rows).write(toFile: path, atomically: true, encoding: .utf8) }
