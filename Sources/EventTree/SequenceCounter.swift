@@ -10,10 +10,9 @@ import Synchronization
 /// A recorder whose readers follow it live (a journal) creates its counter with
 /// `tracksOpenBatches: true`. Then each batch of records a bus will hand over starts with a
 /// number taken by ``open()``, and the recorder settles that number when it takes the batch
-/// (one batch with ``settle(_:)``, or all it took at once with
-/// ``settledBelow(afterSettling:)``); ``settledBelow`` then says below which number every
-/// fact is either handed over or will never be, even though threads hand their batches over
-/// out of order.
+/// (``settle(_:)-(Int)``, or ``settle(_:)-([Int])`` for all it took at once); ``settledBelow``
+/// then says below which number every fact is either handed over or will never be, even
+/// though threads hand their batches over out of order.
 public final class SequenceCounter: @unchecked Sendable {
     // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
@@ -44,7 +43,7 @@ public final class SequenceCounter: @unchecked Sendable {
     public var peek: Int { next.load(ordering: .relaxed) }
 
     /// Takes the next number as the first of a batch of records that a recorder will
-    /// settle with ``settle(_:)`` (the same as ``advance()`` when batches are not tracked).
+    /// settle with ``settle(_:)-(Int)`` (the same as ``advance()`` when batches are not tracked).
     public func open() -> Int {
         guard tracksOpenBatches else { return advance() }
         lock.lock()
@@ -61,19 +60,18 @@ public final class SequenceCounter: @unchecked Sendable {
         lock.withLock { openBatches.settle(first) }
     }
 
+    /// Marks the batches that ``open()`` started with `firsts` as handed over, under one
+    /// acquisition of the lock: for a recorder that takes batches in bulk.
+    public func settle(_ firsts: [Int]) {
+        guard tracksOpenBatches, !firsts.isEmpty else { return }
+        lock.withLock { for first in firsts { openBatches.settle(first) } }
+    }
+
     /// Every number below this one belongs to a settled batch, or to no batch at all: a
     /// fact numbered lower can no longer arrive. Without tracking, the next number.
-    public var settledBelow: Int { settledBelow(afterSettling: []) }
-
-    /// Marks the batches that ``open()`` started with `firsts` as handed over, all under
-    /// one acquisition of the lock (for a recorder that takes batches in bulk), and returns
-    /// ``settledBelow`` after them.
-    public func settledBelow(afterSettling firsts: [Int]) -> Int {
+    public var settledBelow: Int {
         guard tracksOpenBatches else { return peek }
-        return lock.withLock {
-            for first in firsts { openBatches.settle(first) }
-            return openBatches.oldest ?? next.load(ordering: .sequentiallyConsistent)
-        }
+        return lock.withLock { openBatches.oldest ?? next.load(ordering: .sequentiallyConsistent) }
     }
 }
 

@@ -60,9 +60,9 @@ enum Instructions {
             }
             for index in 0..<count { leaf.raise(Ping(n: index)) }
             withExtendedLifetime(nodes) {}
-        case "journal":
+        case "journal", "journal1":
             let journal = try Journal(path: freshPath("instructions.eventtree"))
-            let node = flatNode(on: EventBus(recorder: journal))
+            let node = flatNode(on: EventBus(recorder: journal), handlers: name == "journal1" ? 1 : 10)
             for index in 0..<count { node.raise(Ping(n: index)) }
             try journal.close()
         default:

@@ -34,7 +34,7 @@ enum WorkloadInstructions {
         guard parts.count == 4, parts[0] == "workload", let index = Int(parts[1]), let recorder = Int(parts[2]),
             let calls = Int(parts[3]), Workload.all.indices.contains(index), Workload.recorders.indices.contains(recorder)
         else { return false }
-        let (bus, journal) = try Workload.bus(recording: Workload.recorders[recorder], room: count * (calls + 4) * 2 + 1_000)
+        let (bus, journal) = try Workload.bus(recording: Workload.recorders[recorder], raises: count, calls: calls)
         let (raise, keep) = Workload.all[index].build(bus)
         for index in 0..<count { raise(index) }
         try journal?.close()

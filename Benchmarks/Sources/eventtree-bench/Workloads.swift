@@ -145,8 +145,9 @@ extension Workload {
     }
 
     /// A bus with `recorder` (one of ``recorders``), and the journal when it is one, with
-    /// room for `records` so that no raise waits for the writer.
-    static func bus(recording recorder: String, room records: Int) throws -> (bus: EventBus, journal: Journal?) {
+    /// room for the records of `raises` raises of `calls` calls, so that no raise waits for
+    /// the writer.
+    static func bus(recording recorder: String, raises: Int, calls: Int) throws -> (bus: EventBus, journal: Journal?) {
         switch recorder {
         case "memory": return (EventBus(recorder: TraceRecorder()), nil)
         // What an app pays for spans before it bootstraps a tracer: the default tracer is
@@ -154,7 +155,7 @@ extension Workload {
         case "tracing (no-op tracer)": return (EventBus(recorder: TracingRecorder()), nil)
         case "journal":
             var options = JournalOptions()
-            options.capacity = records
+            options.capacity = raises * (calls + 4) * 2 + 1_000
             let journal = try Journal(path: freshPath("workload.eventtree"), options: options)
             return (EventBus(recorder: journal), journal)
         default: return (EventBus(), nil)
@@ -166,7 +167,7 @@ extension Workload {
         let calls = callsPerRaise()
         let raises = max(20, budget / calls)
         for recorder in Self.recorders {
-            let (bus, journal) = try Self.bus(recording: recorder, room: raises * (calls + 4) * 2 + 1_000)
+            let (bus, journal) = try Self.bus(recording: recorder, raises: raises, calls: calls)
             let (raise, keep) = build(bus)
             var times: [Double] = []
             for round in 0..<rounds {

@@ -9,7 +9,6 @@
 //                           and every workload's, kept in FILE or compared with a kept run (~10 min)
 import CBenchSupport
 import EventTree
-import EventTreeJournal
 import EventTreeTesting
 import Foundation
 
@@ -69,12 +68,6 @@ if let what = option("--profile") {
     case "memory":
         let node = flatNode(on: EventBus(recorder: TraceRecorder()))
         for index in 0..<count { node.raise(Ping(n: index)) }
-    case "journal1":
-        // The journal case with one handler: with it, a raise's fixed cost and a call's.
-        let journal = try Journal(path: freshPath("profile-journal1.eventtree"))
-        let node = flatNode(on: EventBus(recorder: journal), handlers: 1)
-        for index in 0..<count { node.raise(Ping(n: index)) }
-        try journal.close()
     case "writer":
         let batches = recordedBatches(steps: count * 10)
         _ = try writeBatches(batches, to: freshPath("profile.eventtree"))
@@ -85,7 +78,9 @@ if let what = option("--profile") {
         _ = try writeBatches(recordedBatches(steps: count * 10), to: path)
         _ = try fullReplay(path)
     default:
-        // The cases the instruction counts measure (delivery, delivery1, chain, journal).
+        // The cases the instruction counts measure (delivery, delivery1, chain, journal), and
+        // journal1 (the journaled raise with one handler: with journal, a raise's fixed cost
+        // and a call's).
         try Instructions.runProfile(what, count: count)
     }
     exit(0)

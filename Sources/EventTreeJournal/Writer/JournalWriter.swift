@@ -164,7 +164,7 @@ final class JournalWriter: @unchecked Sendable {
             batch = buffer
         }
         swap(&batch, &records)
-        pending.append(PendingBatch(records: batch, first: first, session: session, ticket: ticket, thread: thread))
+        pending.append(PendingBatch(records: batch, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
@@ -349,9 +349,10 @@ final class JournalWriter: @unchecked Sendable {
         // reader following the journal may print without ever skipping a later commit.
         // The batches that arrived since the last transaction are settled first, all under
         // one lock (a raise hands its batch over without taking the sequence's lock).
-        var settled = sequence.settledBelow(afterSettling: pending[settledPending...].map(\.first))
+        sequence.settle(pending[settledPending...].map { $0.records[0].seq })
         settledPending = pending.count
-        for batch in pending[taken...] { settled = min(settled, batch.first) }
+        var settled = sequence.settledBelow
+        for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
             || monotonicNanoseconds() - countsPublished >= 1_000_000_000
         lock.unlock()
@@ -463,7 +464,8 @@ final class JournalWriter: @unchecked Sendable {
         rows = nil
         lostAtClose = pendingRecords + drops.values.reduce(0, +)
         unrecorded += lostAtClose
-        _ = sequence.settledBelow(afterSettling: pending[settledPending...].map(\.first))
+        // Never to be written: settled as dropped.
+        sequence.settle(pending[settledPending...].map { $0.records[0].seq })
         pending = []
         settledPending = 0
         pendingRecords = 0

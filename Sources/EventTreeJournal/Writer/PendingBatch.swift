@@ -4,8 +4,6 @@ import EventTree
 struct PendingBatch: Sendable {
     /// Taken out once committed, to be handed back to a raise (see `JournalWriter.recycle`).
     var records: [FactRecord]
-    /// The seq of its first record: the number that opened it (see `SequenceCounter.open()`).
-    let first: Int
     let session: SessionID
     let ticket: Int
     /// The number of the thread that raised them (see `RaisingThread`); `nil` for changes
