@@ -97,6 +97,35 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
         }
     }
 
+    @Test func recordsNumberedByAnotherSequenceAreRefusedAndCounted() async throws {
+        // A bus recording elsewhere (its own sequence) whose batches are forwarded by hand:
+        // written, they would never be chained (verify would call them a writer's unchained
+        // tail) and the journal would issue their ids again.
+        let elsewhere = TraceRecorder()
+        let bus = EventBus(recorder: elsewhere)
+        let app = EventNode("app", bus: bus)
+        app.on(Ping.self, label: "h") { _, _ in .handled }
+        app.raise(Ping(n: 1))
+        let records = elsewhere.records
+        let log = StatusLog()
+        var options = JournalOptions()
+        options.onStatusChange = { log.append($0) }
+        try await withTemporaryJournal(options: options) { journal throws in
+            #expect(journal.sequence.peek == 1)
+            let status = journal.record(records, session: bus.session)
+            #expect(status == .dropped(reason: """
+                \(records.count) records were not numbered by the journal's sequence (it never issued seq \
+                \(records.last!.seq)): record into a journal only through a bus whose recorder it is, or a \
+                FanOutRecorder whose primary it is
+                """))
+            try journal.flush()
+            #expect(try lines(journal.path, "SELECT count(*) FROM j_events") == ["0"])
+            #expect(journal.sequence.peek == 1)
+            try journal.close()
+            #expect(log.values.last == "closed, \(records.count) unrecorded")
+        }
+    }
+
     @Test func bufferedRecordsAreCommittedByFlush() async throws {
         var options = JournalOptions()
         options.maxDelay = .seconds(3600)

@@ -137,6 +137,10 @@ final class JournalWriter: @unchecked Sendable {
         // A batch not kept is emptied once the lock is released (its events' values may
         // run code as they go).
         defer { if !records.isEmpty { records.removeAll(keepingCapacity: handsBackBuffer) } }
+        // Records numbered by another sequence would be written but never chained (the
+        // writer chains what its sequence has settled), and their ids issued again.
+        let last = records[count - 1].seq
+        guard last < sequence.peek else { return refuseForeign(count, last: last) }
         lock.lock()
         defer { lock.unlock() }
         // The batch stays open in the sequence until the writer takes it (see
@@ -173,6 +177,14 @@ final class JournalWriter: @unchecked Sendable {
         if options.durability == .durable || wasEmpty || isBacklogDue { wake.broadcast() }
         guard options.durability == .durable, !isChange else { return .accepted }
         return awaitCommit(of: ticket)
+    }
+
+    /// Refuses a batch of `count` records whose `last` seq the journal's sequence never
+    /// issued: counted as unrecorded, and the reason says how to record into a journal.
+    private func refuseForeign(_ count: Int, last: Int) -> RecordingStatus {
+        lock.withLock { unrecorded += count }
+        return .dropped(reason: "\(count) records were not numbered by the journal's sequence (it never issued seq \(last)): "
+            + "record into a journal only through a bus whose recorder it is, or a FanOutRecorder whose primary it is")
     }
 
     /// Whether a raiser must wait before adding `count` records: the buffer would overflow,
