@@ -55,10 +55,10 @@ import Testing
         try await withTemporaryDirectory { directory in
             let newer = directory + "/newer.eventtree"
             _ = try Tool.run(["demo", "--journal", newer], in: directory)
-            sqliteExecute(newer, "PRAGMA user_version = 7")
+            sqliteExecute(newer, "PRAGMA user_version = \(Journal.schemaVersion + 1)")
             try expectRefusal(
                 ["replay", newer], path: newer, in: directory,
-                stderr: "\(newer) has journal schema version 7; this eventtree supports up to version \(Journal.schemaVersion): use a newer eventtree")
+                stderr: "\(newer) has journal schema version \(Journal.schemaVersion + 1); this eventtree supports up to version \(Journal.schemaVersion): use a newer eventtree")
 
             let truncated = directory + "/truncated.eventtree"
             _ = try Tool.run(["demo", "--journal", truncated], in: directory)

@@ -100,18 +100,18 @@ import Testing
             let result = try demo(directory, named: "result.eventtree", altered: "UPDATE j_events SET result = 99 WHERE event_id = 43")
             try expectDamageIsCaught(result, in: directory, stderr: "\(result) is damaged at seq 43: unknown result 99")
 
-            // Packed calls: a run that is not JSON, and one whose calls start elsewhere than it says.
+            // Packed calls: a run that is not JSON, and one whose calls end elsewhere than it says.
             let firstRun = "(SELECT min(seq) FROM j_call_runs WHERE seq > 43)"
             let text = try demo(directory, named: "text.eventtree", altered: "UPDATE j_call_runs SET calls = '[[1,2' WHERE seq = \(firstRun)")
             let textRun = try #require(Int(try firstValue(text, "SELECT min(seq) FROM j_call_runs WHERE seq > 43") ?? ""))
             let textLast = try #require(Int(try firstValue(text, "SELECT last_seq FROM j_call_runs WHERE seq = \(textRun)") ?? ""))
             try expectDamageIsCaught(text, in: directory,
-                stderr: "\(text) is damaged at seq \(textRun): its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(textLast)")
-            let moved = try demo(directory, named: "moved.eventtree", altered: "UPDATE j_call_runs SET event_id = event_id - 1 WHERE seq = \(firstRun)")
+                stderr: "\(text) is damaged at seq \(textRun): its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq to \(textLast)")
+            let moved = try demo(directory, named: "moved.eventtree", altered: "UPDATE j_call_runs SET last_seq = last_seq + 1 WHERE seq = \(firstRun)")
             let movedRun = try #require(Int(try firstValue(moved, "SELECT min(seq) FROM j_call_runs WHERE seq > 43") ?? ""))
             let movedLast = try #require(Int(try firstValue(moved, "SELECT last_seq FROM j_call_runs WHERE seq = \(movedRun)") ?? ""))
             try expectDamageIsCaught(moved, in: directory,
-                stderr: "\(moved) is damaged at seq \(movedRun): its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(movedLast)")
+                stderr: "\(moved) is damaged at seq \(movedRun): its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq to \(movedLast)")
         }
     }
 

@@ -1,4 +1,6 @@
+import CEventTreeSQLite
 @testable import EventTreeJournal
+import EventTreeTesting
 import Testing
 
 @Suite struct CallRunTests {
@@ -21,23 +23,28 @@ import Testing
     }
 
     @Test func aRunIsAJSONArrayOfItsCallsAndReadsBackExactly() {
+        let largest = CallRun.largestHandlerNumber
         let calls = [
             Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1 << 3 | 1, nanoseconds: 1_250, offsetMicroseconds: 0),
+            Call(seq: 102, handlerNumber: 4, code: 2 << 5 | 1 << 3 | 1, nanoseconds: 7, offsetMicroseconds: 12),
             Call(seq: 107, handlerNumber: 12, code: 7 << 5 | 2 << 3 | 2, nanoseconds: 0, offsetMicroseconds: nil),
-            Call(seq: 100 + (1 << 40), handlerNumber: Int.max, code: (1 << 40) << 5 | 6, nanoseconds: 9_999_999_999, offsetMicroseconds: 123_456),
+            Call(seq: 108, handlerNumber: 12, code: 8 << 5 | 2 << 3 | 2, nanoseconds: 0, offsetMicroseconds: 0),
+            Call(seq: 100 + (1 << 40), handlerNumber: largest, code: (1 << 40) << 5 | 6, nanoseconds: 9_999_999_999, offsetMicroseconds: 123_456),
         ]
         let stored = text(of: calls)
-        #expect(stored == "[[3,41,1250,0],[12,242,0,null],[\(Int.max),\((1 << 40) << 5 | 6),9999999999,123456]]")
+        // [handler * 32 + phase * 8 + outcome, nanos, offset, seqs skipped since the run's first],
+        // trailing zeros left out.
+        #expect(stored == "[[105,1250],[137,7,12],[402,0,null,4],[402,0,0,4],[\(largest << 5 | 6),9999999999,123456,\((1 << 40) - 5)]]")
         #expect(decode(stored, first: 101, last: 100 + (1 << 40)) == calls)
         // SQLite's own JSON (the migration's json_array) and spaces read the same.
-        #expect(decode(" [ [3, 41, 1250, 0] ] ", first: 101, last: 101) == [calls[0]])
+        #expect(decode(" [ [105, 1250, 0, 0] ] ", first: 101, last: 101) == [calls[0]])
         // A run is reused after it is closed.
         let run = CallRun()
         run.append(calls[0], of: 100)
         run.close { _ in }
         #expect(run.isEmpty)
-        run.append(calls[1], of: 100)
-        #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[12,242,0,null]]")
+        run.append(calls[2], of: 100)
+        #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[402,0,null]]")
     }
 
     @Test func numbersOfEveryLengthAreWrittenInDecimalAndReadBack() {
@@ -51,26 +58,58 @@ import Testing
         for value in values {
             let call = Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1, nanoseconds: value, offsetMicroseconds: value)
             let stored = text(of: [call])
-            #expect(stored == "[[3,33,\(value),\(value)]]")
+            #expect(stored == (value == 0 ? "[[97,0]]" : "[[97,\(value),\(value)]]"))
             #expect(decode(stored, first: 101, last: 101) == [call])
         }
     }
 
     @Test func aRunThatIsNotWhatAWriterMakesDoesNotDecode() {
-        let one = "[[3,41,1250,0]]"
+        let one = "[[105,1250]]"
         #expect(decode(one, first: 101, last: 101) != nil)
         for broken in [
-            "", "[]", "[[3,41,1250]]", "[[3,41,1250,0]", "[[3,41,1250,0]]x", "[[3,41,1250,0],]", "[[3,41.5,1250,0]]",
-            "[[3,-41,1250,0]]", "[[3,41,1250,\"0\"]]", "[[3,41,1250,0,1]]", "[[99999999999999999999,41,1250,0]]",
-            "[[3,41,1250,0],[3,41,1250,0]]",  // the same seq twice
-            "[[3,73,1,0],[3,41,1,0]]",  // seqs going back
+            "", "[]", "[[105]]", "[[105,1250]", "[[105,1250]]x", "[[105,1250],]", "[[105.5,1250]]",
+            "[[-105,1250]]", "[[105,1250,\"0\"]]", "[[105,1250,0,0,1]]", "[[99999999999999999999,1250]]",
+            "[[105,1250,0,-1]]", "[[105,1250,null,null]]",
         ] {
             #expect(decode(broken, first: 101, last: 101) == nil, "\(broken)")
         }
         // The row's first and last seqs must be its calls'.
         #expect(decode(one, first: 102, last: 101) == nil)
         #expect(decode(one, first: 101, last: 102) == nil)
-        // A seq past Int.max is refused, not wrapped.
-        #expect(decode("[[3,\(Int.max),1,0]]", event: Int.max - 5, first: 1, last: 1) == nil)
+        #expect(decode("[[105,1],[105,1,0,2]]", first: 101, last: 104) != nil)
+        #expect(decode("[[105,1],[105,1,0,2]]", first: 101, last: 103) == nil)
+        // A seq past Int.max is refused, not wrapped; so is a seq before its event.
+        #expect(decode("[[105,1],[105,1,0,\(Int.max)]]", first: 101, last: 101) == nil)
+        #expect(decode(one, event: 102, first: 101, last: 101) == nil)
+    }
+
+    @Test func runsWrittenByVersionSixAreRewrittenDenselyAndReadTheSame() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/six.eventtree"
+            do {
+                let db = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                try Migrator.migrate(db, from: 0, through: 6, path: path)
+            }
+            // As version 6 wrote them: calls in a row, one with no time, calls after records
+            // of a nested raise, a run of one, a run that is not JSON.
+            execute(path, """
+                INSERT INTO j_call_runs VALUES
+                    (101, 100, 110, '[[3,41,1250,0],[4,73,7,12],[12,242,0,null],[12,274,5,0],[7,329,1,3]]'),
+                    (200, 190, 200, '[[1,320,1,null]]'), (300, 299, 300, 'not json')
+                """)
+            let before = foreignLines(path, "SELECT * FROM j_calls ORDER BY seq")
+            #expect(before.count == 6)
+            try Journal(path: path).close()
+            #expect(foreignLines(path, "SELECT calls FROM j_call_runs ORDER BY seq")
+                == ["[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]", "[[32,1,null]]", "not json"])
+            #expect(foreignLines(path, "SELECT * FROM j_calls ORDER BY seq") == before)
+            // What the migration wrote is what a writer writes, and decodes to the same calls.
+            var calls: [Call] = []
+            let decodes = Array("[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]".utf8).withUnsafeBufferPointer {
+                CallRun.calls(in: $0, event: 100, firstSeq: 101, lastSeq: 110, into: &calls)
+            }
+            #expect(decodes)
+            #expect(text(of: calls) == "[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]")
+        }
     }
 }

@@ -160,7 +160,7 @@ final class Capturing: Recorder, @unchecked Sendable {
             for phase in 0...3 {
                 for outcome in 0...6 {
                     let seq = 1001 + phase * 7 + outcome
-                    sql += "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(seq), 1000, \(seq), '[[1,\((seq - 1000) << 5 | phase << 3 | outcome),0,null]]');\n"
+                    sql += "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(seq), 1000, \(seq), '[[\(1 << 5 | phase << 3 | outcome),0,null]]');\n"
                 }
             }
             for kind in 0...5 {

@@ -85,7 +85,7 @@ struct Targets {
         let events = try reader.rows("SELECT count(*) FROM j_events").first?.first?.int ?? 0
         let calls = try reader.rows("SELECT count(*) FROM j_calls").first?.first?.int ?? 0
         report.check("call rows per raise (flat, 10 handlers)", value: events > 0 ? calls / events : -1, equals: 10)
-        report.check("journal bytes per step (flat, 10 handlers, 100k steps)", value: ourBytes, atMost: 24.0)
+        report.check("journal bytes per step (flat, 10 handlers, 100k steps)", value: ourBytes, atMost: 20.0)
     }
 
     // 2: raise → committed.

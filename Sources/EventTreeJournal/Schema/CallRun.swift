@@ -1,13 +1,21 @@
 /// A run of handler calls as one `j_call_runs` row keeps it: the calls of one event handed to
-/// the writer together, in seq order, their columns as a JSON array of `[handler_no, code, nanos, offset_us]`
-/// arrays (so that plain SQL unpacks them with `json_each`, as the `j_calls` view does).
+/// the writer together, in seq order, as a JSON array with one array per call (so that plain
+/// SQL unpacks them with `json_each`, as the `j_calls` view does):
 ///
-/// A call's seq is not stored: it is its event's id plus the distance its code carries.
+///     [handler_no * 32 + phase * 8 + outcome, nanos, offset_us, skipped]
+///
+/// A call's seq is not stored: it is the row's seq plus the call's index in the run plus
+/// `skipped` (the seqs before it, since the run's first, that are not calls of the run: a
+/// nested raise's records, another thread's). The code's distance to the event follows from
+/// it. Trailing elements are left out when they say nothing: `skipped` when 0, then
+/// `offset_us` when 0 (`null` when unknown, in runs migrated from journals that had none), so
+/// the common call is `[41,1250]`.
 final class CallRun {
     /// One call of a run: the columns of a `j_calls` row.
     struct Call: Equatable {
         var seq: Int
         var handlerNumber: Int
+        /// `(seq - event) * 32 + phase * 8 + outcome` (see ``JournalCodes``).
         var code: Int
         var nanoseconds: Int
         var offsetMicroseconds: Int?
@@ -21,6 +29,9 @@ final class CallRun {
         var isMalformed: Bool { code < 0 }
     }
 
+    /// The largest handler number a run can hold (it shares a number with the code's low bits).
+    static var largestHandlerNumber: Int { Int.max >> 5 }
+
     // Used by one thread, the writer's: no dynamic exclusivity check on each access.
 
     /// The event the calls belong to.
@@ -28,6 +39,8 @@ final class CallRun {
     /// The seq of the first call and of the last one (0 when empty).
     @exclusivity(unchecked) private(set) var firstSeq = 0
     @exclusivity(unchecked) private(set) var lastSeq = 0
+    /// How many calls the run has.
+    @exclusivity(unchecked) private(set) var count = 0
     /// The row's `calls` text so far (without its closing bracket while open).
     private let text = ByteBuffer(capacity: 512)
 
@@ -37,41 +50,57 @@ final class CallRun {
     /// Whether a call of `event` may join the run.
     func continues(_ event: Int) -> Bool { firstSeq != 0 && self.event == event }
 
-    /// Adds a call of `event` (the run must be empty or continue `event`).
+    /// Adds a call of `event` (the run must be empty or continue `event`; the call's seq
+    /// must follow the run's last and its code's distance be its seq's, its handler number
+    /// at most ``largestHandlerNumber``).
     func append(_ call: Call, of event: Int) {
         if firstSeq == 0 {
             self.event = event
             firstSeq = call.seq
+            count = 0
             text.count = 0
         }
+        assert(
+            call.seq >= firstSeq + count && call.code >> 5 == call.seq - event
+                && (0...Self.largestHandlerNumber).contains(call.handlerNumber),
+            "a call that a run cannot hold")
+        let skipped = call.seq - firstSeq - count
+        let opensRun = count == 0
         lastSeq = call.seq
+        count += 1
+        let handlerAndCode = call.handlerNumber << 5 | call.code & 31
+        let nanoseconds = call.nanoseconds
+        // The offset is written unless it and `skipped` are 0.
+        let offset = call.offsetMicroseconds ?? 0
+        let offsetIsNull = call.offsetMicroseconds == nil
+        let writesOffset = skipped != 0 || offset != 0 || offsetIsNull
         // At most a comma, 4 numbers of 20 digits and a sign, 3 commas and 2 brackets.
         text.write(atMost: 96) { buffer in
             var end = 0
-            buffer[end] = UInt8(ascii: firstSeq == call.seq ? "[" : ",")
-            end += 1
-            buffer[end] = UInt8(ascii: "[")
-            end += 1
-            JSONText.writeDecimal(call.handlerNumber, into: buffer, at: &end)
+            buffer[0] = opensRun ? UInt8(ascii: "[") : UInt8(ascii: ",")
+            buffer[1] = UInt8(ascii: "[")
+            end = 2
+            JSONText.writeDecimal(handlerAndCode, into: buffer, at: &end)
             buffer[end] = UInt8(ascii: ",")
             end += 1
-            JSONText.writeDecimal(call.code, into: buffer, at: &end)
-            buffer[end] = UInt8(ascii: ",")
-            end += 1
-            JSONText.writeDecimal(call.nanoseconds, into: buffer, at: &end)
-            buffer[end] = UInt8(ascii: ",")
-            end += 1
-            if let offset = call.offsetMicroseconds {
-                JSONText.writeDecimal(offset, into: buffer, at: &end)
-            } else {
-                for byte in "null".utf8 {
-                    buffer[end] = byte
+            JSONText.writeDecimal(nanoseconds, into: buffer, at: &end)
+            if writesOffset {
+                buffer[end] = UInt8(ascii: ",")
+                end += 1
+                if offsetIsNull {
+                    (buffer[end], buffer[end + 1], buffer[end + 2], buffer[end + 3]) = (0x6E, 0x75, 0x6C, 0x6C)  // null
+                    end += 4
+                } else {
+                    JSONText.writeDecimal(offset, into: buffer, at: &end)
+                }
+                if skipped != 0 {
+                    buffer[end] = UInt8(ascii: ",")
                     end += 1
+                    JSONText.writeDecimal(skipped, into: buffer, at: &end)
                 }
             }
             buffer[end] = UInt8(ascii: "]")
-            end += 1
-            return end
+            return end + 1
         }
     }
 
@@ -93,6 +122,7 @@ final class CallRun {
         swap(&event, &other.event)
         swap(&firstSeq, &other.firstSeq)
         swap(&lastSeq, &other.lastSeq)
+        swap(&count, &other.count)
         text.exchange(with: other.text)
     }
 
@@ -105,8 +135,9 @@ final class CallRun {
     // MARK: Reading
 
     /// The calls of a run row, or `nil` when its text is not what a writer makes (a JSON
-    /// array of arrays of four integers, the last possibly `null`), a call's seq does not
-    /// follow the one before, or the first and last seqs are not the row's.
+    /// array of arrays of two to four integers, the third possibly `null`), a call's seq
+    /// does not follow the one before or cannot be the event's, or the first and last seqs
+    /// are not the row's.
     static func calls(
         in text: UnsafeBufferPointer<UInt8>, event: Int, firstSeq: Int, lastSeq: Int, into calls: inout [Call]
     ) -> Bool {
@@ -114,23 +145,36 @@ final class CallRun {
         let start = calls.count
         guard parser.take(UInt8(ascii: "[")) else { return false }
         var previous = Int.min
+        var index = 0
         repeat {
-            guard parser.take(UInt8(ascii: "[")), let handler = parser.integer(), parser.take(UInt8(ascii: ",")),
-                let code = parser.integer(), parser.take(UInt8(ascii: ",")), let nanos = parser.integer(),
-                parser.take(UInt8(ascii: ","))
+            guard parser.take(UInt8(ascii: "[")), let handlerAndCode = parser.integer(), handlerAndCode >= 0,
+                parser.take(UInt8(ascii: ",")), let nanos = parser.integer()
             else { return false }
-            let offset: Int?
-            if parser.takeNull() {
-                offset = nil
-            } else {
-                guard let value = parser.integer() else { return false }
-                offset = value
+            var offset: Int? = 0
+            var skipped = 0
+            if parser.take(UInt8(ascii: ",")) {
+                if parser.takeNull() {
+                    offset = nil
+                } else {
+                    guard let value = parser.integer() else { return false }
+                    offset = value
+                }
+                if parser.take(UInt8(ascii: ",")) {
+                    guard let value = parser.integer(), value >= 0 else { return false }
+                    skipped = value
+                }
             }
-            guard parser.take(UInt8(ascii: "]")), code >= 0 else { return false }
-            let (seq, overflow) = event.addingReportingOverflow(code >> 5)
-            guard !overflow, seq > previous else { return false }
+            guard parser.take(UInt8(ascii: "]")) else { return false }
+            // seq = firstSeq + index + skipped; code = (seq - event) * 32 + phase and outcome.
+            let (along, overflow1) = index.addingReportingOverflow(skipped)
+            let (seq, overflow2) = firstSeq.addingReportingOverflow(along)
+            let (back, overflow3) = seq.subtractingReportingOverflow(event)
+            guard !overflow1, !overflow2, !overflow3, back >= 0, back <= Int.max >> 5, seq > previous else { return false }
             previous = seq
-            calls.append(Call(seq: seq, handlerNumber: handler, code: code, nanoseconds: nanos, offsetMicroseconds: offset))
+            index += 1
+            calls.append(Call(
+                seq: seq, handlerNumber: handlerAndCode >> 5, code: back << 5 | handlerAndCode & 31, nanoseconds: nanos,
+                offsetMicroseconds: offset))
         } while parser.take(UInt8(ascii: ","))
         guard parser.take(UInt8(ascii: "]")), parser.isAtEnd, calls[start].seq == firstSeq, previous == lastSeq else {
             return false

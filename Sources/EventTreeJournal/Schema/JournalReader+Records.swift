@@ -209,7 +209,7 @@ extension JournalReader {
                 }
                 if !decodes {
                     guard marksMalformed else {
-                        throw self.damaged(seq, "its run of handler calls is not a JSON array of [handler, code, nanos, offset] arrays from this seq to \(row.int(2))")
+                        throw self.damaged(seq, "its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq to \(row.int(2))")
                     }
                     decoded = [.malformed(at: seq)]
                 }

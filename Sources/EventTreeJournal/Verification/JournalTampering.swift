@@ -12,12 +12,11 @@ import CEventTreeSQLite
 /// // eventtree verify: "altered at seq 42: it was changed, inserted or moved …"
 /// ```
 package enum JournalTampering {
-    /// A column of a handler call, in the order a run keeps them.
-    package enum CallColumn: Int, Sendable {
-        case handlerNumber = 0
-        case code = 1
-        case nanos = 2
-        case offsetMicroseconds = 3
+    /// A column of a handler call (of the `j_calls` view).
+    package enum CallColumn: Sendable {
+        case handlerNumber
+        case nanos
+        case offsetMicroseconds
     }
 
     /// What went wrong: the SQL failed, or there is no call at the seq given.
@@ -46,49 +45,54 @@ package enum JournalTampering {
     package static func changeCall(
         at seq: Int, in path: String, column: CallColumn, to change: (Int) -> Int
     ) throws(Failure) {
-        let (run, index, _) = try place(ofCallAt: seq, in: path)
-        let value = try integer("SELECT json_extract(calls, '$[\(index)][\(column.rawValue)]') FROM j_call_runs WHERE seq = \(run)", in: path)
-        try execute(
-            "UPDATE j_call_runs SET calls = json_replace(calls, '$[\(index)][\(column.rawValue)]', \(change(value))) WHERE seq = \(run)",
-            on: path)
+        try rewriteRun(ofCallAt: seq, in: path) { calls, index in
+            switch column {
+            case .handlerNumber: calls[index].handlerNumber = change(calls[index].handlerNumber)
+            case .nanos: calls[index].nanoseconds = change(calls[index].nanoseconds)
+            case .offsetMicroseconds: calls[index].offsetMicroseconds = change(calls[index].offsetMicroseconds ?? 0)
+            }
+        }
     }
 
     /// Removes the handler call at `seq` from its run (and the run, when it was its only call).
     package static func removeCall(at seq: Int, in path: String) throws(Failure) {
-        let (run, index, count) = try place(ofCallAt: seq, in: path)
-        guard count > 1 else { return try execute("DELETE FROM j_call_runs WHERE seq = \(run)", on: path) }
-        try execute("""
-            UPDATE j_call_runs SET calls = json_remove(calls, '$[\(index)]') WHERE seq = \(run);
-            UPDATE j_call_runs SET seq = event_id + (json_extract(calls, '$[0][1]') >> 5),
-                last_seq = event_id + (json_extract(calls, '$[#-1][1]') >> 5) WHERE seq = \(run);
-            """, on: path)
+        try rewriteRun(ofCallAt: seq, in: path) { calls, index in calls.remove(at: index) }
     }
 
-    /// The run holding the call at `seq`, the call's index in it, and the run's length.
-    private static func place(ofCallAt seq: Int, in path: String) throws(Failure) -> (run: Int, index: Int, count: Int) {
-        let run = try integer("""
-            SELECT r.seq FROM j_call_runs r, json_each(r.calls) c
-            WHERE r.event_id + (json_extract(c.value, '$[1]') >> 5) = \(seq)
-            """, in: path)
-        let index = try integer("""
-            SELECT c.key FROM j_call_runs r, json_each(r.calls) c
-            WHERE r.seq = \(run) AND r.event_id + (json_extract(c.value, '$[1]') >> 5) = \(seq)
-            """, in: path)
-        let count = try integer("SELECT json_array_length(calls) FROM j_call_runs WHERE seq = \(run)", in: path)
-        return (run, index, count)
-    }
-
-    private static func integer(_ sql: String, in path: String) throws(Failure) -> Int {
+    /// Decodes the run holding the call at `seq`, lets `edit` change its calls (given the
+    /// call's index), and writes the run again as a writer would (or deletes it when no
+    /// call is left), its seq and last seq those of its calls.
+    private static func rewriteRun(
+        ofCallAt seq: Int, in path: String, _ edit: (inout [CallRun.Call], Int) -> Void
+    ) throws(Failure) {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
+        let sql = "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= \(seq) AND last_seq >= \(seq) ORDER BY seq"
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
             sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK
         else { throw Failure(description: "\(sql) failed on \(path): \(String(cString: sqlite3_errmsg(db)))") }
-        guard sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_type(statement, 0) != SQLITE_NULL else {
-            throw Failure(description: "\(sql) found nothing in \(path)")
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let (first, event, last) = (
+                Int(sqlite3_column_int64(statement, 0)), Int(sqlite3_column_int64(statement, 1)),
+                Int(sqlite3_column_int64(statement, 2)))
+            var calls: [CallRun.Call] = []
+            let text = UnsafeBufferPointer(
+                start: sqlite3_column_text(statement, 3), count: Int(sqlite3_column_bytes(statement, 3)))
+            guard CallRun.calls(in: text, event: event, firstSeq: first, lastSeq: last, into: &calls),
+                let index = calls.firstIndex(where: { $0.seq == seq })
+            else { continue }
+            edit(&calls, index)
+            guard !calls.isEmpty else { return try execute("DELETE FROM j_call_runs WHERE seq = \(first)", on: path) }
+            let run = CallRun()
+            for call in calls { run.append(call, of: event) }
+            let written = run.close { String(decoding: $0, as: UTF8.self) }
+            return try execute("""
+                UPDATE j_call_runs SET seq = \(calls[0].seq), last_seq = \(calls[calls.count - 1].seq), calls = '\(written)'
+                WHERE seq = \(first)
+                """, on: path)
         }
-        return Int(sqlite3_column_int64(statement, 0))
+        throw Failure(description: "no run of \(path) holds a call at seq \(seq)")
     }
 }
