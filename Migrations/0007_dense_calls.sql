@@ -8,6 +8,10 @@
 -- as before. Trailing elements that say nothing are left out: skipped when 0, then
 -- offset_us when 0 (null stays null). A call of a raise on one thread reads [41,1250]:
 -- about four bytes fewer than before, most of a step's bytes.
+--
+-- Checkpoints written from this version on chain by rule 3 (j_chain.rule): the same SHA-256,
+-- each record's tag from a hash over eight bytes at a time rather than FNV-1a over each byte.
+-- Checkpoints already written keep their rule; the records they chain are unchanged.
 UPDATE j_call_runs SET calls = (
     SELECT json_group_array(CASE
         WHEN skipped != 0 THEN json_array(hc, nanos, offset_us, skipped)

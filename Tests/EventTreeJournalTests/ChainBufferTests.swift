@@ -21,22 +21,23 @@ import Testing
         return Array(SHA256.hash(data: bytes))
     }
 
-    @Test func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes() {
+    @Test(arguments: [ChainRule.perCheckpoint, .perCheckpointWords])
+    func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes(rule: ChainRule) {
         // Small records, an empty one, and one larger than a flush (64 KiB), whose length
         // takes three varint bytes.
         let records: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 7, count: 70_000), [9]]
-        var hasher = CheckpointHasher(after: .start, expectedBytes: 16)
+        var hasher = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
         for record in records { _ = hasher.add(record) }
         #expect(hasher.finish().value == Self.expectedHash(after: .start, records))
 
         // Added together (as the writer adds a checkpoint's records), the same hash and the
         // same tags as one by one.
-        var single = CheckpointHasher(after: .start, expectedBytes: 16)
+        var single = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
         let singleTags = records.flatMap { record in
             let (first, second) = single.add(record)
             return [first, second]
         }
-        var together = CheckpointHasher(after: .start, expectedBytes: 16)
+        var together = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
         var tags = [UInt8](repeating: 0, count: 2 * records.count)
         let storage = records.flatMap { $0 }
         let starts = records.reduce(into: [0]) { starts, record in starts.append(starts.last! + record.count) }
@@ -51,15 +52,53 @@ import Testing
         #expect(together.finish().value == Self.expectedHash(after: .start, records))
     }
 
+    /// Rule 3's tags, written out plainly from the rule's text.
+    static func wordTags(after previous: ChainHash, _ records: [[UInt8]]) -> [[UInt8]] {
+        let factor: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var state: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (index, byte) in previous.value.prefix(8).enumerated() { state ^= UInt64(byte) << (8 * UInt64(index)) }
+        return records.map { record in
+            state = (state ^ UInt64(record.count)) &* factor
+            for start in stride(from: 0, to: record.count, by: 8) {
+                let word = record[start..<min(start + 8, record.count)].enumerated().reduce(UInt64(0)) {
+                    $0 | UInt64($1.element) << (8 * UInt64($1.offset))
+                }
+                state = (state ^ word) &* factor
+            }
+            state ^= state >> 32
+            state = state &* factor
+            state ^= state >> 32
+            return [UInt8(state & 0xFF), UInt8(state >> 8 & 0xFF)]
+        }
+    }
+
+    @Test func ruleThreeTagsAreTheWordHashItsDescriptionGivesAndEveryBitReachesThem() {
+        let previous = ChainHash(value: Array(0..<32))
+        let records: [[UInt8]] = [[], [1], Array(1...8), Array(1...9), Array(1...17), Array(repeating: 0xFF, count: 200)]
+        var hasher = CheckpointHasher(after: previous, rule: .perCheckpointWords)
+        #expect(records.map { let (a, b) = hasher.add($0); return [a, b] } == Self.wordTags(after: previous, records))
+        // Rule 2 tags the same records otherwise (the rule is kept with each checkpoint).
+        var bytewise = CheckpointHasher(after: previous, rule: .perCheckpoint)
+        #expect(records.map { let (a, b) = bytewise.add($0); return [a, b] } != Self.wordTags(after: previous, records))
+        // Any one bit changed in a record changes its tag (a call's record is ~13 bytes).
+        let call: [UInt8] = [9, 0x83, 0x8A, 0x01, 1, 5, 1, 0xD3, 0x13, 1, 0, 0, 7]
+        let tag = Self.wordTags(after: previous, [call])
+        for bit in 0..<(8 * call.count) {
+            var changed = call
+            changed[bit / 8] ^= 1 << UInt8(bit % 8)
+            #expect(Self.wordTags(after: previous, [changed]) != tag, "bit \(bit)")
+        }
+    }
+
     @Test func aCopiedCheckpointHasherGoesOnWithoutTheOther() {
-        var first = CheckpointHasher(after: .start)
+        var first = CheckpointHasher(after: .start, rule: .perCheckpointWords)
         _ = first.add([1, 2, 3])
         var second = first
         let firstTag = first.add([4])
         let secondTag = second.add([5, 6])
         #expect(first.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [4]]))
         #expect(second.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [5, 6]]))
-        var again = CheckpointHasher(after: .start)
+        var again = CheckpointHasher(after: .start, rule: .perCheckpointWords)
         _ = again.add([1, 2, 3])
         #expect(again.add([4]) == firstTag)
         #expect(firstTag != secondTag)

@@ -9,6 +9,7 @@
 //                           and every workload's, kept in FILE or compared with a kept run (~10 min)
 import CBenchSupport
 import EventTree
+import EventTreeJournal
 import EventTreeTesting
 import Foundation
 
@@ -68,9 +69,12 @@ if let what = option("--profile") {
     case "memory":
         let node = flatNode(on: EventBus(recorder: TraceRecorder()))
         for index in 0..<count { node.raise(Ping(n: index)) }
-    case "writer":
+    case "writer", "writer-unchained":
+        // (Unchained: what the hash chain costs the writer is the difference.)
+        var options = JournalOptions()
+        options.chainsRecords = what == "writer"
         let batches = recordedBatches(steps: count * 10)
-        _ = try writeBatches(batches, to: freshPath("profile.eventtree"))
+        _ = try writeBatches(batches, to: freshPath("profile.eventtree"), options: options)
     case "raw":
         _ = bench_raw_insert(freshPath("raw-profile.sqlite"), Int64(count * 10), 10_000, 0, nil)
     case "replay":

@@ -108,7 +108,7 @@ final class RowWriter {
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
         insertChain = try db.prepare(
-            "INSERT INTO j_chain (upto_seq, records, hash, tags, rule) VALUES (?, ?, ?, ?, \(ChainRule.perCheckpoint.rawValue))")
+            "INSERT INTO j_chain (upto_seq, records, hash, tags, rule) VALUES (?, ?, ?, ?, \(ChainRule.perCheckpointWords.rawValue))")
         settleSequence = try db.prepare("UPDATE j_sequence SET settled_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
@@ -461,11 +461,11 @@ final class RowWriter {
 
     /// Chains, in seq order, every kept record numbered below `settledBelow` (all lower
     /// records are committed by now, in this transaction or earlier ones) and writes the
-    /// checkpoint (``ChainRule/perCheckpoint``): the last seq, the count, the hash, and
+    /// checkpoint (``ChainRule/perCheckpointWords``): the last seq, the count, the hash, and
     /// each record's two-byte tag.
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
-        var hasher = CheckpointHasher(after: model.chainHead, expectedBytes: model.unchained.byteCount)
+        var hasher = CheckpointHasher(after: model.chainHead, rule: .perCheckpointWords, expectedBytes: model.unchained.byteCount)
         let taken = try model.unchained.take(below: settledBelow) { count, record in
             let tags = [UInt8](unsafeUninitializedCapacity: 2 * count) { buffer, initialized in
                 hasher.add(count: count, { record($0).bytes }, tags: buffer.baseAddress!)

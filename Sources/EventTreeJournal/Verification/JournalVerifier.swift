@@ -57,7 +57,7 @@ public struct JournalVerifier {
         var hash = ChainHash.start
         // The checkpoint in progress, when it chains its records in one pass (started at
         // its first record).
-        var hasher = CheckpointHasher(after: .start)
+        var hasher = CheckpointHasher(after: .start, rule: .perCheckpointWords)
         var checkpoint = 0
         var position = 0
         var records = 0
@@ -95,8 +95,8 @@ public struct JournalVerifier {
                     records: records, unchained: unchained)
             }
             let (first, second): (UInt8, UInt8)
-            if current.rule == .perCheckpoint {
-                if position == 0 { hasher = CheckpointHasher(after: hash) }
+            if let rule = current.rule, rule != .perRecord {
+                if position == 0 { hasher = CheckpointHasher(after: hash, rule: rule) }
                 (first, second) = hasher.add(record.bytes)
             } else {
                 (first, second) = hash.chain(record.bytes)
@@ -107,7 +107,7 @@ public struct JournalVerifier {
                     records: records, unchained: unchained)
             }
             position += 1
-            if position == current.records && current.rule == .perCheckpoint { hash = hasher.finish() }
+            if position == current.records && current.rule != .perRecord { hash = hasher.finish() }
             if position == current.records && hash.value != current.hash {
                 // Every tag matched but the hash does not: a change the two-byte tags missed.
                 return result(
