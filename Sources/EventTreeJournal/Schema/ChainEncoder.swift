@@ -59,7 +59,7 @@ package final class ChainEncoder {
     /// and moves `at` past it. The position stays in a local: stores through the buffer
     /// would otherwise reload `count` each time, and most of a record is integers.
     @inline(__always)
-    private static func put(varint value: UInt64, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int) {
+    static func put(varint value: UInt64, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int) {
         var value = value
         while value >= 0x80 {
             bytes[at] = UInt8(truncatingIfNeeded: value) | 0x80
@@ -263,12 +263,18 @@ package final class ChainEncoder {
         guard isEnabled else { return }
         start(.call, seq: seq)
         // The four integers at once: after the kind and seq (at most 11 bytes), the room
-        // (never below 256 bytes) holds them.
+        // (never below 256 bytes) holds them and a detail's tag.
         var at = count
         Self.put(int: handler, into: storage, at: &at)
         Self.put(int: code, into: storage, at: &at)
         Self.put(int: nanoseconds, into: storage, at: &at)
         Self.put(int: offsetMicroseconds, into: storage, at: &at)
+        guard let detail else {
+            // Most calls have no detail: its tag (0 for `nil`) fits in the same room.
+            storage[at] = 0
+            count = at + 1
+            return
+        }
         count = at
         text(detail)
     }

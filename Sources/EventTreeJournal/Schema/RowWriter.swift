@@ -465,13 +465,14 @@ final class RowWriter {
     /// each record's two-byte tag.
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
-        var hasher = CheckpointHasher(after: model.chainHead, rule: .perCheckpointWords, expectedBytes: model.unchained.byteCount)
-        let taken = try model.unchained.take(below: settledBelow) { count, record in
-            let tags = [UInt8](unsafeUninitializedCapacity: 2 * count) { buffer, initialized in
-                hasher.add(count: count, { record($0).bytes }, tags: buffer.baseAddress!)
-                initialized = 2 * count
+        var hasher = CheckpointHasher(
+            after: model.chainHead, rule: .perCheckpointWords, expectedBytes: model.unchained.byteCount)
+        let taken = try model.unchained.take(below: settledBelow) { entries, storage in
+            let tags = [UInt8](unsafeUninitializedCapacity: 2 * entries.count) { buffer, initialized in
+                hasher.add(kept: entries, in: storage, tags: buffer.baseAddress!)
+                initialized = 2 * entries.count
             }
-            return (tags: tags, last: record(count - 1).seq)
+            return (tags: tags, last: entries[entries.count - 1].seq)
         }
         guard let (tags, last) = taken else { return }
         let head = hasher.finish()

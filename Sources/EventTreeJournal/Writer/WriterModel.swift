@@ -49,41 +49,63 @@ struct WriterModel {
     }
 }
 
-/// Records written but not chained yet, their bytes in one buffer (no allocation per record).
+/// Records written but not chained yet, each kept as its frame (its length and bytes, as
+/// the chain hashes it) with its digest (``CheckpointHasher``), in one buffer (no allocation
+/// per record).
 struct UnchainedRecords {
-    /// The records' bytes, one after the other. Copied before a write when shared: the
+    /// A kept record: its seq, where its frame is in the buffer, and its digest.
+    struct Entry {
+        var seq: Int
+        var start: Int
+        var count: Int
+        var digest: UInt64
+    }
+
+    /// The records' frames, one after the other. Copied before a write when shared: the
     /// writer's model is a value, which a failed transaction restores.
     private var bytes = ByteBuffer(capacity: 1_024)
-    private(set) var entries: [(seq: Int, start: Int, count: Int)] = []
+    private(set) var entries: [Entry] = []
 
     var isEmpty: Bool { entries.isEmpty }
 
-    /// The records' bytes with their length prefixes, about.
-    var byteCount: Int { bytes.count + 2 * entries.count }
+    /// The bytes of the records' frames.
+    var byteCount: Int { bytes.count }
 
     /// Keeps a record, its entry in seq order (a raise's record, written when the raise
-    /// finishes, goes back before its calls; its bytes go at the end all the same).
+    /// finishes, goes back before its calls; its frame goes at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
-        if let last = entries.last, last.seq > seq {
-            var position = entries.count - 1
-            while position > 0 && entries[position - 1].seq > seq { position -= 1 }
-            entries.insert((seq, bytes.count, record.count), at: position)
-        } else {
-            entries.append((seq, bytes.count, record.count))
-        }
         ByteBuffer.makeUnique(&bytes)
-        bytes.append(UnsafeRawBufferPointer(record))
+        let start = bytes.count
+        var digest: UInt64 = 0
+        bytes.write(atMost: 18 + record.count) { buffer in
+            let (count, recordDigest) = CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: buffer)
+            digest = recordDigest
+            return count
+        }
+        keep(Entry(seq: seq, start: start, count: bytes.count - start, digest: digest))
     }
 
     mutating func append(seq: Int, _ record: [UInt8]) {
         record.withUnsafeBufferPointer { append(seq: seq, $0) }
     }
 
-    /// Takes out the records numbered below `seq`, in seq order: `body` gets how many there
-    /// are and the record at an index (its seq and bytes). `nil` when there are none.
+    /// Adds `entry` in seq order.
+    @inline(__always)
+    private mutating func keep(_ entry: Entry) {
+        if let last = entries.last, last.seq > entry.seq {
+            var position = entries.count - 1
+            while position > 0 && entries[position - 1].seq > entry.seq { position -= 1 }
+            entries.insert(entry, at: position)
+        } else {
+            entries.append(entry)
+        }
+    }
+
+    /// Takes out the records numbered below `seq`, in seq order: `body` gets their entries
+    /// and the storage their frames are in. `nil` when there are none.
     mutating func take<R>(
         below seq: Int,
-        _ body: (_ count: Int, _ record: (Int) -> (seq: Int, bytes: UnsafeRawBufferPointer)) throws(SQLiteError) -> R
+        _ body: (_ entries: UnsafeBufferPointer<Entry>, _ storage: UnsafeRawBufferPointer) throws(SQLiteError) -> R
     ) throws(SQLiteError) -> R? {
         // The entries are in seq order: the ready ones are a prefix.
         var readyCount = 0
@@ -91,10 +113,7 @@ struct UnchainedRecords {
         guard readyCount > 0 else { return nil }
         let storage = UnsafeRawBufferPointer(bytes.bytes)
         let result = try entries.withUnsafeBufferPointer { (entries) throws(SQLiteError) in
-            try body(readyCount) { index in
-                let entry = entries[index]
-                return (entry.seq, UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
-            }
+            try body(UnsafeBufferPointer(rebasing: entries[..<readyCount]), storage)
         }
         guard readyCount < entries.count else {
             // All taken (the usual case): the buffers keep their capacity for the next ones.
@@ -104,7 +123,9 @@ struct UnchainedRecords {
         }
         var rest = UnchainedRecords()
         for entry in entries where entry.seq >= seq {
-            rest.append(seq: entry.seq, UnsafeBufferPointer(rebasing: bytes.bytes[entry.start..<(entry.start + entry.count)]))
+            let start = rest.bytes.count
+            rest.bytes.append(UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
+            rest.keep(Entry(seq: entry.seq, start: start, count: entry.count, digest: entry.digest))
         }
         self = rest
         return result
