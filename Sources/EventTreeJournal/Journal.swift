@@ -95,11 +95,17 @@ public final class Journal: Recorder {
     /// Takes a bus's records: appends them to the buffer (buffered mode) or waits for
     /// their commit (durable mode, at most ``JournalOptions/durableTimeout``).
     ///
+    /// The records must be numbered by this journal's ``sequence`` (the bus whose recorder
+    /// the journal is, or whose `FanOutRecorder` has it as its primary, numbers them so): the
+    /// writer chains only what that sequence has settled, and records it did not number are
+    /// refused rather than written unchained, their ids to be issued again.
+    ///
     /// - Returns: `RecordingStatus.accepted` in buffered mode; `RecordingStatus.durable`
     ///   once committed in durable mode, `RecordingStatus.notDurable(reason:)` when the
     ///   commit did not happen in time (the records stay queued and are retried);
-    ///   `RecordingStatus.dropped(reason:)` when the journal is closed or its full buffer
-    ///   drops records.
+    ///   `RecordingStatus.dropped(reason:)` when the journal is closed, its full buffer
+    ///   drops records, or the records were not numbered by its sequence (counted as
+    ///   unrecorded in the status the journal reports when it closes).
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         var records = records
         return writer.enqueue(&records, session: session, thread: RaisingThread.current)
