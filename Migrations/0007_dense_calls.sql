@@ -12,18 +12,30 @@
 -- Checkpoints written from this version on chain by rule 3 (j_chain.rule): the same SHA-256,
 -- each record's tag from a hash over eight bytes at a time rather than FNV-1a over each byte.
 -- Checkpoints already written keep their rule; the records they chain are unchanged.
-UPDATE j_call_runs SET calls = (
-    SELECT json_group_array(CASE
-        WHEN skipped != 0 THEN json_array(hc, nanos, offset_us, skipped)
-        WHEN offset_us IS NULL THEN json_array(hc, nanos, NULL)
-        WHEN offset_us != 0 THEN json_array(hc, nanos, offset_us)
-        ELSE json_array(hc, nanos) END)
-    FROM (SELECT json_extract(c.value, '$[0]') * 32 + (json_extract(c.value, '$[1]') & 31) AS hc,
-                 json_extract(c.value, '$[2]') AS nanos,
-                 json_extract(c.value, '$[3]') AS offset_us,
-                 j_call_runs.event_id + (json_extract(c.value, '$[1]') >> 5) - j_call_runs.seq - c.key AS skipped
-          FROM json_each(j_call_runs.calls) c ORDER BY c.key))
-WHERE json_valid(calls);
+-- Only runs that version 6 could read are rewritten (a JSON array of calls, each four
+-- integers, the last possibly null, a handler number that fits); any other JSON is marked
+-- so that it reads as damaged, as it did, rather than as a run of version 7.
+UPDATE j_call_runs SET calls = CASE
+    WHEN NOT json_valid(calls) THEN calls
+    WHEN json_type(calls) = 'array' AND json_array_length(calls) > 0 AND NOT EXISTS (
+        SELECT 1 FROM json_each(j_call_runs.calls) c
+        WHERE c.type != 'array' OR json_array_length(c.value) != 4
+            OR json_type(c.value, '$[0]') != 'integer' OR json_extract(c.value, '$[0]') NOT BETWEEN 0 AND 288230376151711743
+            OR json_type(c.value, '$[1]') != 'integer' OR json_extract(c.value, '$[1]') < 0
+            OR json_type(c.value, '$[2]') != 'integer' OR json_type(c.value, '$[3]') NOT IN ('integer', 'null'))
+    THEN (
+        SELECT json_group_array(CASE
+            WHEN skipped != 0 THEN json_array(hc, nanos, offset_us, skipped)
+            WHEN offset_us IS NULL THEN json_array(hc, nanos, NULL)
+            WHEN offset_us != 0 THEN json_array(hc, nanos, offset_us)
+            ELSE json_array(hc, nanos) END)
+        FROM (SELECT json_extract(c.value, '$[0]') * 32 + (json_extract(c.value, '$[1]') & 31) AS hc,
+                     json_extract(c.value, '$[2]') AS nanos,
+                     json_extract(c.value, '$[3]') AS offset_us,
+                     j_call_runs.event_id + (json_extract(c.value, '$[1]') >> 5) - j_call_runs.seq - c.key AS skipped
+              FROM json_each(j_call_runs.calls) c ORDER BY c.key))
+    ELSE '!' || calls
+    END;
 
 -- j_calls keeps its columns, unpacked from the new form. A run whose text is not JSON shows
 -- no calls here; verify and replay name it.

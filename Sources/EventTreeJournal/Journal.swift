@@ -97,15 +97,16 @@ public final class Journal: Recorder {
     ///
     /// The records must be numbered by this journal's ``sequence`` (the bus whose recorder
     /// the journal is, or whose `FanOutRecorder` has it as its primary, numbers them so): the
-    /// writer chains only what that sequence has settled, and records it did not number are
-    /// refused rather than written unchained, their ids to be issued again.
+    /// writer chains only what that sequence has settled. A batch with a seq the sequence has
+    /// not issued yet is refused rather than written unchained, its ids to be issued again
+    /// (numbers alone cannot tell another counter's records that fall below it).
     ///
     /// - Returns: `RecordingStatus.accepted` in buffered mode; `RecordingStatus.durable`
     ///   once committed in durable mode, `RecordingStatus.notDurable(reason:)` when the
     ///   commit did not happen in time (the records stay queued and are retried);
     ///   `RecordingStatus.dropped(reason:)` when the journal is closed, its full buffer
-    ///   drops records, or the records were not numbered by its sequence (counted as
-    ///   unrecorded in the status the journal reports when it closes).
+    ///   drops records, or a seq its sequence has not issued (counted as unrecorded in the
+    ///   status the journal reports when it closes).
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         var records = records
         return writer.enqueue(&records, session: session, thread: RaisingThread.current)

@@ -60,6 +60,8 @@ final class CallRun {
             count = 0
             text.count = 0
         }
+        // (The writer builds every call so; checked in debug builds only: a writer that
+        // stopped the app over a run it could not encode would lose more than the run.)
         assert(
             call.seq >= firstSeq + count && call.code >> 5 == call.seq - event
                 && (0...Self.largestHandlerNumber).contains(call.handlerNumber),

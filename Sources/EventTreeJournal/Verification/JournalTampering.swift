@@ -85,6 +85,9 @@ package enum JournalTampering {
             else { continue }
             edit(&calls, index)
             guard !calls.isEmpty else { return try execute("DELETE FROM j_call_runs WHERE seq = \(first)", on: path) }
+            guard calls.allSatisfy({ (0...CallRun.largestHandlerNumber).contains($0.handlerNumber) }) else {
+                throw Failure(description: "a run cannot hold the handler number the change gives the call at seq \(seq)")
+            }
             let run = CallRun()
             for call in calls { run.append(call, of: event) }
             let written = run.close { String(decoding: $0, as: UTF8.self) }
