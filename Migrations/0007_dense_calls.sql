@@ -9,9 +9,10 @@
 -- offset_us when 0 (null stays null). A call of a raise on one thread reads [41,1250]:
 -- about four bytes fewer than before, most of a step's bytes.
 --
--- Checkpoints written from this version on chain by rule 3 (j_chain.rule): the same SHA-256,
--- each record's tag from a hash over eight bytes at a time rather than FNV-1a over each byte.
--- Checkpoints already written keep their rule; the records they chain are unchanged.
+-- Checkpoints written from this version on chain by rule 3 (j_chain.rule): the same SHA-256
+-- over records in a denser form (no presence byte before an integer that cannot be missing),
+-- each record's tag from a digest of it (a hash over eight bytes at a time) rather than
+-- FNV-1a over each byte. Checkpoints already written keep their rule and their records' form.
 -- Only runs that version 6 could read are rewritten (a JSON array of calls, each four
 -- integers, the last possibly null, a handler number that fits); any other JSON is marked
 -- so that it reads as damaged, as it did, rather than as a run of version 7.

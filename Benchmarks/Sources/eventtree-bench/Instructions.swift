@@ -34,7 +34,7 @@ enum Instructions {
         Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
              raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 565),
         Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
-             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 4_670),
+             raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 4_530),
     ]
 
     /// Runs the profile `name` `count` times (in the child process).

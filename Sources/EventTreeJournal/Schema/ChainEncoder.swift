@@ -21,9 +21,14 @@ package final class ChainEncoder {
     private var count = 0
     /// Whether to encode at all (a journal that does not chain skips the work).
     package let isEnabled: Bool
+    /// Whether records take their dense form (``ChainRule/perCheckpointWords``): an integer
+    /// that cannot be missing is written without the presence byte before it. Records of
+    /// older checkpoints (rules 1 and 2) keep the byte.
+    @exclusivity(unchecked) package var isDense: Bool
 
-    package init(isEnabled: Bool = true) {
+    package init(isEnabled: Bool = true, isDense: Bool = true) {
         self.isEnabled = isEnabled
+        self.isDense = isDense
         storage = .allocate(capacity: capacity)
     }
 
@@ -97,7 +102,25 @@ package final class ChainEncoder {
         count = at
     }
 
-    /// Writes `value` as ``int(_:)`` does at `bytes + at` (the caller has made room for 11
+    /// An integer that cannot be missing: its zigzag varint, after the presence byte unless
+    /// the record is dense.
+    @inline(__always)
+    private func int(_ value: Int) {
+        while capacity - count < 11 { grow() }
+        var at = count
+        Self.put(int: value, into: storage, at: &at, dense: isDense)
+        count = at
+    }
+
+    /// Writes `value` as ``int(_:)-(Int)`` does at `bytes + at` (the caller has made room for
+    /// 11 bytes) and moves `at` past it.
+    @inline(__always)
+    private static func put(int value: Int, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int, dense: Bool) {
+        guard dense else { return put(int: Optional(value), into: bytes, at: &at) }
+        put(varint: UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))), into: bytes, at: &at)
+    }
+
+    /// Writes `value` as ``int(_:)-(Int?)`` does at `bytes + at` (the caller has made room for 11
     /// bytes) and moves `at` past it.
     @inline(__always)
     private static func put(int value: Int?, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int) {
@@ -265,9 +288,9 @@ package final class ChainEncoder {
         // The four integers at once: after the kind and seq (at most 11 bytes), the room
         // (never below 256 bytes) holds them and a detail's tag.
         var at = count
-        Self.put(int: handler, into: storage, at: &at)
-        Self.put(int: code, into: storage, at: &at)
-        Self.put(int: nanoseconds, into: storage, at: &at)
+        Self.put(int: handler, into: storage, at: &at, dense: isDense)
+        Self.put(int: code, into: storage, at: &at, dense: isDense)
+        Self.put(int: nanoseconds, into: storage, at: &at, dense: isDense)
         Self.put(int: offsetMicroseconds, into: storage, at: &at)
         guard let detail else {
             // Most calls have no detail: its tag (0 for `nil`) fits in the same room.

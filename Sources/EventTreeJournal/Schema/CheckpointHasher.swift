@@ -9,8 +9,9 @@ package enum ChainRule: Int, Sendable {
     /// The checkpoint's records in one pass (``CheckpointHasher``), tags from FNV-1a over
     /// each byte. Since schema version 5.
     case perCheckpoint = 2
-    /// As ``perCheckpoint``, tags from a multiply-and-fold hash over eight bytes at a time
-    /// (``CheckpointHasher``). Since schema version 7.
+    /// As ``perCheckpoint``, its records in their dense form (``ChainEncoder/isDense``: no
+    /// presence byte before an integer that cannot be missing), tags from each record's
+    /// digest (``CheckpointHasher``). Since schema version 7.
     case perCheckpointWords = 3
 }
 

@@ -36,7 +36,11 @@ extension JournalReader {
     /// Every record of the journal from `seq` on, as the hash chain sees it, in seq order;
     /// a row that belongs to no record (an inserted detail, path or release) comes as a
     /// record of its own that can match nothing.
-    package func chainRecords(from seq: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
+    ///
+    /// - Parameter denseAfter: The records above this seq take their dense form (those of
+    ///   ``ChainRule/perCheckpointWords`` checkpoints, and any a writer will chain); those
+    ///   at or below it, the form of the older rules.
+    package func chainRecords(from seq: Int = 0, denseAfter: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
         let from: [JournalValue] = [.integer(seq)]
         var sources: [JournalStream<ChainedRecord>] = []
         let encoder = ChainEncoder()
@@ -48,6 +52,7 @@ extension JournalReader {
             return try JournalStream { () throws(JournalError) in
                 guard rows.hasRow else { return nil }
                 let seq = rows.row.int(0)
+                encoder.isDense = seq > denseAfter
                 try encode(rows.row, encoder)
                 let record = ChainedRecord(seq: seq, bytes: Array(encoder.bytes))
                 try rows.advance()
@@ -149,6 +154,7 @@ extension JournalReader {
                 detail = details.row.text(1)
                 try details.advance()
             }
+            encoder.isDense = call.seq > denseAfter
             encoder.call(
                 seq: call.seq, handler: call.handlerNumber, code: call.code, nanoseconds: call.nanoseconds,
                 offsetMicroseconds: call.offsetMicroseconds, detail: detail)
