@@ -91,6 +91,20 @@ import Testing
         }
     }
 
+    @Test func ruleThreeRecordsAreDenseAndOlderRulesRecordsKeepTheirForm() {
+        // A call: kind 9, seq 300 (varint), then handler 3, code 41, nanos 1,250 (zigzag
+        // varints), offset 0 (may be missing: present byte 1), no detail (0).
+        let encoder = ChainEncoder(isDense: false)
+        encoder.call(seq: 300, handler: 3, code: 41, nanoseconds: 1_250, offsetMicroseconds: 0, detail: nil)
+        #expect(Array(encoder.bytes) == [9, 0xAC, 0x02, 1, 6, 1, 82, 1, 0xC4, 0x13, 1, 0, 0])
+        encoder.isDense = true
+        encoder.call(seq: 300, handler: 3, code: 41, nanoseconds: 1_250, offsetMicroseconds: 0, detail: nil)
+        #expect(Array(encoder.bytes) == [9, 0xAC, 0x02, 6, 82, 0xC4, 0x13, 1, 0, 0])
+        // A missing offset is still told from 0.
+        encoder.call(seq: 300, handler: 3, code: 41, nanoseconds: 1_250, offsetMicroseconds: nil, detail: nil)
+        #expect(Array(encoder.bytes) == [9, 0xAC, 0x02, 6, 82, 0xC4, 0x13, 0, 0])
+    }
+
     @Test func aCopiedCheckpointHasherGoesOnWithoutTheOther() {
         var first = CheckpointHasher(after: .start, rule: .perCheckpointWords)
         _ = first.add([1, 2, 3])
