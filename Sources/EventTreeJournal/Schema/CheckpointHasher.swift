@@ -29,13 +29,14 @@ package enum ChainRule: Int, Sendable {
 /// little-endian (the last zero-padded), then `d ^= d >> 32; d *= K; d ^= d >> 32`. Every bit
 /// of a record reaches its tag, at a multiplication per eight bytes rather than one per byte,
 /// and the writer takes a record's digest when it keeps the record, while its bytes are at
-/// hand, so that chaining a checkpoint costs one multiplication per record and its frames are
-/// hashed where they are kept, not copied again.
+/// hand, so that chaining a checkpoint costs one multiplication per record and one copy per
+/// run of frames kept one after another (short runs gathered for one SHA-256 update, long
+/// ones hashed where they lie), not a copy and a tag step per record.
 ///
 /// One SHA-256 pass per checkpoint instead of one per record: with calls of ~13 bytes, a
 /// record costs a quarter of a SHA-256 block instead of a block and a finalisation.
 package struct CheckpointHasher {
-    /// The previous hash and the records added one by one, as hashed: one `update` per
+    /// The previous hash and the records' frames, as hashed, gathered for one `update` per
     /// checkpoint, or per ``flushSize`` bytes of a large one. Copied before a write when shared.
     private var pending: ByteBuffer
     private var sha = SHA256()
@@ -50,7 +51,7 @@ package struct CheckpointHasher {
 
     /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first), by `rule`
     /// (``ChainRule/perCheckpoint`` or ``ChainRule/perCheckpointWords``), with room for
-    /// about `expectedBytes` of records added one by one (a large checkpoint is hashed in parts).
+    /// about `expectedBytes` of records (a large checkpoint is hashed in parts).
     package init(after previous: ChainHash, rule: ChainRule, expectedBytes: Int = 4_096) {
         precondition(rule != .perRecord, "a checkpoint hasher chains a checkpoint in one pass")
         tagsDigests = rule == .perCheckpointWords
