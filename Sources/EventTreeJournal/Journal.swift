@@ -98,15 +98,18 @@ public final class Journal: Recorder {
     /// The records must be numbered by this journal's ``sequence`` (the bus whose recorder
     /// the journal is, or whose `FanOutRecorder` has it as its primary, numbers them so): the
     /// writer chains only what that sequence has settled. A batch with a seq the sequence has
-    /// not issued yet is refused rather than written unchained, its ids to be issued again
-    /// (numbers alone cannot tell another counter's records that fall below it).
+    /// not issued yet is refused rather than written unchained, its ids to be issued again.
+    /// Numbers alone cannot tell another counter's records that fall below it: those the
+    /// database refuses (their seqs are taken) are set aside by the writer, counted as
+    /// dropped and noted in `journal_trouble`, and the batches after them are written.
     ///
     /// - Returns: `RecordingStatus.accepted` in buffered mode; `RecordingStatus.durable`
     ///   once committed in durable mode, `RecordingStatus.notDurable(reason:)` when the
     ///   commit did not happen in time (the records stay queued and are retried);
     ///   `RecordingStatus.dropped(reason:)` when the journal is closed, its full buffer
     ///   drops records, or a seq its sequence has not issued (counted as unrecorded in the
-    ///   status the journal reports when it closes).
+    ///   status the journal reports when it closes); in durable mode also when the database
+    ///   refused the batch (see above).
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         var records = records
         return writer.enqueue(&records, session: session, thread: RaisingThread.current)

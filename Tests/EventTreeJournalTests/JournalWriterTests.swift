@@ -126,6 +126,90 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
         }
     }
 
+    /// A raise's batch recorded by another bus (its own sequence, from 1), and that bus.
+    static func foreignBatch() -> (records: [FactRecord], session: SessionID) {
+        let elsewhere = TraceRecorder()
+        let other = EventBus(recorder: elsewhere)
+        EventNode("other", bus: other).raise(Ping(n: 1))
+        return (elsewhere.records, other.session)
+    }
+
+    /// A node of a new bus recording into `journal`, with one handler for `Ping`.
+    static func app(on journal: Journal) -> EventNode {
+        let app = EventNode("app", bus: EventBus(recorder: journal))
+        app.on(Ping.self, label: "h") { _, _ in .handled }
+        return app
+    }
+
+    /// What the database says of a batch numbered by another sequence below the journal's
+    /// own: the session row it would add is taken already.
+    static func collision(_ foreign: [FactRecord]) -> String {
+        let (first, last, count) = (foreign.first!.seq, foreign.last!.seq, foreign.count)
+        return """
+        the database refused \(count) records (seq \(first) to \(last)), which were set aside and not written: SQLite \
+        error 1555 (constraint failed): UNIQUE constraint failed: j_sessions.session_id [while running: INSERT INTO \
+        j_sessions (session_id, started_at, process, host, app_version) VALUES (?, ?, ?, ?, ?)]. Records numbered by \
+        another sequence collide with the journal's own: record into a journal only through a bus whose recorder it \
+        is, or a FanOutRecorder whose primary it is
+        """
+    }
+
+    @Test(arguments: [JournalOptions.Durability.buffered, .durable])
+    func aBatchTheDatabaseRefusesIsSetAsideAndTheRestIsWritten(durability: JournalOptions.Durability) async throws {
+        // Another bus's batch, numbered below the journal's sequence: the refusal at hand-over
+        // cannot tell it by its numbers, and the database refuses its rows (the seqs are
+        // taken). Retried forever, it would hold back every later batch, then lose them all.
+        let (foreign, session) = Self.foreignBatch()
+        let log = StatusLog()
+        var options = JournalOptions()
+        options.durability = durability
+        options.onStatusChange = { log.append($0) }
+        try await withTemporaryJournal(options: options) { journal throws in
+            let app = Self.app(on: journal)
+            for n in 0..<3 { app.raise(Ping(n: n)) }
+            try journal.flush()
+            #expect(foreign.last!.seq < journal.sequence.peek)
+            let reason = Self.collision(foreign)
+            #expect(journal.record(foreign, session: session) == (durability == .durable ? .dropped(reason: reason) : .accepted))
+            #expect(app.raise(Ping(n: 99)).recording == (durability == .durable ? .durable : .accepted))
+            try journal.flush()
+            #expect(try lines(journal.path, "SELECT payload FROM j_events ORDER BY event_id").suffix(2) == [#"{"n":2}"#, #"{"n":99}"#])
+            #expect(try lines(journal.path, "SELECT kind, message, records FROM j_trouble") == ["refused|\(reason)|\(foreign.count)"])
+            #expect(journal.status == .healthy)
+            try journal.close()
+            // Counted as dropped by the session the batch names (here the journal's own: the
+            // other bus numbered its session 1 too), once the counts are written.
+            #expect(session == app.bus.session)
+            #expect(try lines(journal.path, "SELECT dropped FROM j_sessions") == ["\(foreign.count)"])
+            #expect(log.values == ["closed, 0 unrecorded"])
+            let report = try JournalVerifier(journal: journal.path).verify()
+            #expect(report.isIntact)
+            #expect(report.unchained == 0)
+        }
+    }
+
+    @Test func aRefusedBatchAmongOthersIsFoundAndOnlyItIsSetAside() async throws {
+        // One transaction of five batches, the refused one in the middle: the writer tries
+        // the batches one by one until the refused one stands alone.
+        let (foreign, session) = Self.foreignBatch()
+        var options = JournalOptions()
+        options.maxDelay = .seconds(3600)
+        try await withTemporaryJournal(options: options) { journal throws in
+            let app = Self.app(on: journal)
+            for n in 0..<8 { app.raise(Ping(n: n)) }
+            try journal.flush()
+            for n in 10..<12 { app.raise(Ping(n: n)) }
+            #expect(journal.record(foreign, session: session) == .accepted)
+            for n in 12..<14 { app.raise(Ping(n: n)) }
+            try journal.flush()
+            #expect(try lines(journal.path, "SELECT payload FROM j_events ORDER BY event_id").suffix(5)
+                == [#"{"n":7}"#, #"{"n":10}"#, #"{"n":11}"#, #"{"n":12}"#, #"{"n":13}"#])
+            #expect(try lines(journal.path, "SELECT kind, message FROM j_trouble") == ["refused|\(Self.collision(foreign))"])
+            try journal.close()
+            #expect(try JournalVerifier(journal: journal.path).verify().isIntact)
+        }
+    }
+
     @Test func bufferedRecordsAreCommittedByFlush() async throws {
         var options = JournalOptions()
         options.maxDelay = .seconds(3600)

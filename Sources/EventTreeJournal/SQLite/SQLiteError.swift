@@ -27,6 +27,14 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether this is `SQLITE_FULL`: the disk (or the database's page limit) is full.
     public var isDiskFull: Bool { resultCode == .full }
 
+    /// Whether the database refused the data itself (a constraint, a value too large or
+    /// of the wrong type): writing the same rows again fails the same way, unlike a full
+    /// disk or an I/O error.
+    public var refusesTheData: Bool {
+        let code = resultCode
+        return code == .constraint || code == .toobig || code == .mismatch
+    }
+
     /// An SQLite result code. Comparing with a primary code (`.ioerr`) matches every
     /// extended code of it (`SQLITE_IOERR_WRITE`, `SQLITE_IOERR_FSYNC`…), as GRDB does.
     public struct ResultCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -59,6 +67,12 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cantopen = ResultCode(rawValue: SQLITE_CANTOPEN)
         /// `SQLITE_NOTADB`: the file is not a database.
         public static let notadb = ResultCode(rawValue: SQLITE_NOTADB)
+        /// `SQLITE_TOOBIG`: a string or blob is larger than the database allows.
+        public static let toobig = ResultCode(rawValue: SQLITE_TOOBIG)
+        /// `SQLITE_CONSTRAINT`: a row breaks a constraint (a `UNIQUE` key taken already).
+        public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+        /// `SQLITE_MISMATCH`: a value of the wrong type for its column.
+        public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
 
         /// Equal when the codes are equal, or when either is a primary code and the other
         /// one of its extended codes.

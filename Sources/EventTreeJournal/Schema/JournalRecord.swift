@@ -60,7 +60,7 @@ public struct RecordedTrouble: Sendable, Hashable {
     public let seq: Int
     /// The session it concerns, if one.
     public let session: SessionID?
-    /// `write-failed` or `dropped`.
+    /// `write-failed`, `dropped` or `refused` (a batch the database refused, set aside).
     public let kind: String
     /// What happened.
     public let message: String

@@ -188,7 +188,12 @@ final class RowWriter {
                     session: session, kind: "dropped",
                     message: "the journal's buffer was full; \(dropped) records were dropped", records: dropped))
             }
-            for item in trouble { try note(item) }
+            for item in trouble {
+                if item.countsAsDropped, let session = item.session {
+                    model.pendingCounts[session, default: (0, 0, 0)].dropped += item.records
+                }
+                try note(item)
+            }
             if publish {
                 for (session, count) in model.pendingCounts where count != (0, 0, 0) {
                     try countSession.bind(count.events, at: 1)

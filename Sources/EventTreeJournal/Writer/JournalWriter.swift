@@ -11,7 +11,10 @@ import Foundation
 /// A failed transaction is rolled back and retried with the same batches in smaller
 /// transactions (down to one batch), so that whatever space a full disk frees is used.
 /// Nothing is dropped unless the options ask for it, and then it is counted and
-/// journaled; a durable raise is answered `durable` only once its batch is committed.
+/// journaled; a durable raise is answered `durable` only once its batch is committed. A
+/// batch the database refuses on its own (a constraint, a value too large: an error that
+/// writing it again would repeat) is set aside, counted and journaled instead of retried
+/// forever, so that it cannot hold back every batch after it.
 final class JournalWriter: @unchecked Sendable {
     // Safe: every mutable property is read and written only with `lock` held, except
     // `rows`, which only the thread holding `isWriting` touches.
@@ -51,6 +54,11 @@ final class JournalWriter: @unchecked Sendable {
     private var committedTicket = 0
     private var flushes = 0
     @exclusivity(unchecked) private var drops: [SessionID: Int] = [:]
+    /// Notes about batches the database refused (see ``setAside(_:refusedWith:)``), for the
+    /// next transaction.
+    private var refusals: [TroubleNote] = []
+    /// Durable raises whose batch was refused, and why: what their waiting raisers answer.
+    private var refusedTickets: [(ticket: Int, reason: String)] = []
     /// How many records the next transaction may hold: halved by each failed write (down
     /// to one batch), doubled by each success (up to `options.transactionSize`).
     private var transactionLimit: Int
@@ -215,6 +223,9 @@ final class JournalWriter: @unchecked Sendable {
                 break
             }
         }
+        if let refused = refusedTickets.firstIndex(where: { $0.ticket == ticket }) {
+            return .dropped(reason: refusedTickets.remove(at: refused).reason)
+        }
         if committedTicket >= ticket { return .durable }
         if isStopped {
             return .dropped(reason: "the journal \(path) closed before this raise's records could be written")
@@ -253,7 +264,7 @@ final class JournalWriter: @unchecked Sendable {
         flushes += 1
         defer { flushes -= 1 }
         wake.signal()
-        while committedTicket < target || !drops.isEmpty {
+        while committedTicket < target || !drops.isEmpty || !refusals.isEmpty {
             if lastFailedAttempt > attemptsBefore, let failure {
                 throw .writeFailed(path: path, pending: pendingRecords, cause: failure.last)
             }
@@ -345,6 +356,8 @@ final class JournalWriter: @unchecked Sendable {
         let droppedNow = drops
         drops = [:]
         var trouble: [TroubleNote] = []
+        let refusedNow = refusals
+        refusals = []
         // A failure ends with the transaction that writes what was left of its backlog;
         // that transaction says how long it lasted and how many records waited.
         let endsFailure = failure != nil && taken == pending.count
@@ -373,8 +386,8 @@ final class JournalWriter: @unchecked Sendable {
         do {
             if let sizeChange { try rows?.setMaximumSize(sizeChange) }
             try rows?.write(
-                batches, drops: droppedNow, trouble: trouble, publishingCounts: publishing, settledBelow: settled,
-                closing: closing)
+                batches, drops: droppedNow, trouble: trouble + refusedNow, publishingCounts: publishing,
+                settledBelow: settled, closing: closing)
         } catch {
             writeError = error
         }
@@ -389,6 +402,13 @@ final class JournalWriter: @unchecked Sendable {
         }
         if let writeError {
             for (session, dropped) in droppedNow { drops[session, default: 0] += dropped }
+            refusals = refusedNow + refusals
+            if writeError.refusesTheData && taken > 0 {
+                // Not the disk: one of these batches (or more) cannot be written at all. Each
+                // is tried alone, and the one refused alone is set aside; the others commit.
+                if taken == 1 { setAside(batches[0], refusedWith: writeError) } else { transactionLimit = 1 }
+                return false
+            }
             lastFailedAttempt = attempt
             transactionLimit = max(1, count / 2)
             nextRetry = monotonicNanoseconds() + options.retryDelay.nanoseconds
@@ -420,6 +440,32 @@ final class JournalWriter: @unchecked Sendable {
         return true
     }
 
+    /// Takes `batch`, the first pending one, which the database refused in a transaction
+    /// of its own with `error`, out of the buffer: its records are counted as dropped by
+    /// its session and a note in the journal says which and why (written with the next
+    /// transaction); a durable raiser waiting for it is answered `dropped`. Called with the
+    /// lock held.
+    private func setAside(_ batch: PendingBatch, refusedWith error: SQLiteError) {
+        let count = batch.records.count
+        var reason = "the database refused \(count) records (seq \(batch.records[0].seq) to \(batch.records[count - 1].seq)), "
+            + "which were set aside and not written: \(error)"
+        if error.resultCode == .constraint {
+            reason += ". Records numbered by another sequence collide with the journal's own: record into a journal "
+                + "only through a bus whose recorder it is, or a FanOutRecorder whose primary it is"
+        }
+        pending.removeFirst()
+        settledPending -= 1
+        pendingRecords -= count
+        committedTicket = batch.ticket
+        oldestPending = pending.isEmpty ? nil : oldestPending
+        refusals.append(TroubleNote(session: batch.session, kind: "refused", message: reason, records: count, countsAsDropped: true))
+        if options.durability == .durable {
+            refusedTickets.append((batch.ticket, reason))
+            // A raiser that stopped waiting (its timeout) never takes its answer.
+            if refusedTickets.count > 64 { refusedTickets.removeFirst() }
+        }
+    }
+
     // MARK: The writer thread
 
     private func run() {
@@ -429,7 +475,7 @@ final class JournalWriter: @unchecked Sendable {
                 wake.wait(lock)
                 continue
             }
-            if pending.isEmpty && drops.isEmpty {
+            if pending.isEmpty && drops.isEmpty && refusals.isEmpty {
                 if isStopping {
                     // The last word: the sessions' counts, the exact next seq, a checkpoint.
                     isWriting = true
@@ -470,7 +516,7 @@ final class JournalWriter: @unchecked Sendable {
                 wake.wait(lock, until: oldest + options.maxDelay.nanoseconds)
                 continue
             }
-            if isWriting || (pending.isEmpty && drops.isEmpty) { continue }
+            if isWriting || (pending.isEmpty && drops.isEmpty && refusals.isEmpty) { continue }
             _ = commitPending()
         }
         rows = nil

@@ -17,4 +17,6 @@ struct TroubleNote: Sendable {
     let kind: String
     let message: String
     let records: Int
+    /// Whether the records are lost to the journal: counted as dropped by their session.
+    var countsAsDropped = false
 }
