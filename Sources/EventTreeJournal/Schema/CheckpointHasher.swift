@@ -27,11 +27,10 @@ package enum ChainRule: Int, Sendable {
 /// `K` = 0x9E3779B97F4A7C15 and the digest a hash of the record alone (``digest(of:count:)``):
 /// `d = count * K`, then `d = (d ^ w) * K` for each eight bytes `w` of the record read
 /// little-endian (the last zero-padded), then `d ^= d >> 32; d *= K; d ^= d >> 32`. Every bit
-/// of a record reaches its tag, at a multiplication per eight bytes rather than one per byte,
-/// and the writer takes a record's digest when it keeps the record, while its bytes are at
-/// hand, so that chaining a checkpoint costs one multiplication per record and one copy per
-/// run of frames kept one after another (short runs gathered for one SHA-256 update, long
-/// ones hashed where they lie), not a copy and a tag step per record.
+/// of a record reaches its tag, at a multiplication per eight bytes rather than one per byte.
+/// The writer keeps each record as its frame, so that chaining a checkpoint costs a digest
+/// per record and one copy per run of frames kept one after another (short runs gathered for
+/// one SHA-256 update, long ones hashed where they lie), not a copy per record.
 ///
 /// One SHA-256 pass per checkpoint instead of one per record: with calls of ~13 bytes, a
 /// record costs a quarter of a SHA-256 block instead of a block and a finalisation.
@@ -62,15 +61,20 @@ package struct CheckpointHasher {
         tagState = 0xcbf2_9ce4_8422_2325 ^ seed
     }
 
-    /// Rule 3's digest of the record of `count` bytes at `bytes`, which at least seven zero
-    /// bytes follow (its last word is read whole).
+    /// Rule 3's digest of the record of `count` bytes at `bytes`. Its last word is read
+    /// whole: the seven bytes after the record must be readable (whatever they hold: the
+    /// bytes past the record are masked off, which is reading the last word zero-padded).
     @inline(__always)
     static func digest(of bytes: UnsafeRawPointer, count: Int) -> UInt64 {
         var digest = UInt64(count) &* factor
         var offset = 0
-        while offset < count {
+        while offset + 8 <= count {
             digest = (digest ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* factor
             offset += 8
+        }
+        if offset < count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            digest = (digest ^ (word & (~0 >> (64 - 8 * UInt64(count - offset))))) &* factor
         }
         digest ^= digest >> 32
         digest = digest &* factor
@@ -79,11 +83,9 @@ package struct CheckpointHasher {
 
     /// Writes a record's frame, its length (a varint of at most ten bytes) then its bytes,
     /// and eight zero bytes after it (not counted: room for at least `18 + record.count`
-    /// bytes), returning the frame's length and, for rule 3, the record's digest.
+    /// bytes, so that the record's last word can be read whole), returning the frame's length.
     @inline(__always)
-    static func writeFrame(
-        of record: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<UInt8>
-    ) -> (count: Int, digest: UInt64) {
+    static func writeFrame(of record: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var at = 0
         ChainEncoder.put(varint: UInt64(record.count), into: buffer.baseAddress!, at: &at)
         let copy = UnsafeMutableRawPointer(buffer.baseAddress! + at)
@@ -91,7 +93,7 @@ package struct CheckpointHasher {
             copy.copyMemory(from: source, byteCount: record.count)
         }
         copy.storeBytes(of: 0, toByteOffset: record.count, as: UInt64.self)
-        return (at + record.count, digest(of: UnsafeRawPointer(copy), count: record.count))
+        return at + record.count
     }
 
     /// Adds the next record, returning its tag.
@@ -99,14 +101,9 @@ package struct CheckpointHasher {
         ByteBuffer.makeUnique(&pending)
         var state = tagState
         let start = pending.count
-        var digest: UInt64 = 0
-        pending.write(atMost: 18 + record.count) { buffer in
-            let (count, recordDigest) = Self.writeFrame(of: record, into: buffer)
-            digest = recordDigest
-            return count
-        }
+        pending.write(atMost: 18 + record.count) { Self.writeFrame(of: record, into: $0) }
         if tagsDigests {
-            state = Self.tag(state, digest)
+            state = Self.tag(state, Self.digest(of: pending.bytes.baseAddress! + (pending.count - record.count), count: record.count))
         } else {
             for byte in UnsafeBufferPointer(rebasing: pending.bytes[start...]) { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
         }
@@ -131,9 +128,11 @@ package struct CheckpointHasher {
     }
 
     /// Adds, by rule 3, the records kept as `entries` (their frames in `storage`, as
-    /// ``writeFrame(of:into:)`` made them, and their digests), and stores each one's tag (two
-    /// bytes) at `tags`: what ``add(_:)-(UnsafeRawBufferPointer)`` does for each, with a
-    /// multiplication per record and a copy per run of frames that follow one another.
+    /// ``writeFrame(of:into:)`` made them), and stores each one's tag (two bytes) at `tags`:
+    /// what ``add(_:)-(UnsafeRawBufferPointer)`` does for each, with a copy per run of frames
+    /// that follow one another. The digests are taken here, from frames written a while ago:
+    /// taken as a record is kept, each read its bytes back from stores still on their way
+    /// to memory (a stall of a dozen cycles or more per word, most of keeping a record).
     mutating func add(
         kept entries: UnsafeBufferPointer<UnchainedRecords.Entry>, in storage: UnsafeRawBufferPointer,
         tags: UnsafeMutablePointer<UInt8>
@@ -145,7 +144,8 @@ package struct CheckpointHasher {
         var spanEnd = 0
         for index in entries.indices {
             let entry = entries[index]
-            state = Self.tag(state, entry.digest)
+            let record = storage.baseAddress! + (entry.start + entry.count - entry.recordCount)
+            state = Self.tag(state, Self.digest(of: record, count: entry.recordCount))
             tags[2 * index] = UInt8(truncatingIfNeeded: state)
             tags[2 * index + 1] = UInt8(truncatingIfNeeded: state >> 8)
             if entry.start != spanEnd {

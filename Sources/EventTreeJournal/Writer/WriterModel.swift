@@ -53,12 +53,13 @@ struct WriterModel {
 /// the chain hashes it) with its digest (``CheckpointHasher``), in one buffer (no allocation
 /// per record).
 struct UnchainedRecords {
-    /// A kept record: its seq, where its frame is in the buffer, and its digest.
+    /// A kept record: its seq, where its frame is in the buffer, and its record's length
+    /// (the frame's last bytes).
     struct Entry {
         var seq: Int
         var start: Int
         var count: Int
-        var digest: UInt64
+        var recordCount: Int
     }
 
     /// The records' frames, one after the other. Copied before a write when shared: the
@@ -76,13 +77,8 @@ struct UnchainedRecords {
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
         ByteBuffer.makeUnique(&bytes)
         let start = bytes.count
-        var digest: UInt64 = 0
-        bytes.write(atMost: 18 + record.count) { buffer in
-            let (count, recordDigest) = CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: buffer)
-            digest = recordDigest
-            return count
-        }
-        keep(Entry(seq: seq, start: start, count: bytes.count - start, digest: digest))
+        bytes.write(atMost: 18 + record.count) { CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: $0) }
+        keep(Entry(seq: seq, start: start, count: bytes.count - start, recordCount: record.count))
     }
 
     mutating func append(seq: Int, _ record: [UInt8]) {
@@ -124,8 +120,14 @@ struct UnchainedRecords {
         var rest = UnchainedRecords()
         for entry in entries where entry.seq >= seq {
             let start = rest.bytes.count
-            rest.bytes.append(UnsafeRawBufferPointer(rebasing: storage[entry.start..<(entry.start + entry.count)]))
-            rest.keep(Entry(seq: entry.seq, start: start, count: entry.count, digest: entry.digest))
+            // As `append` writes a frame: eight zero bytes after it, for its digest's last word.
+            rest.bytes.write(atMost: entry.count + 8) { buffer in
+                let frame = UnsafeMutableRawPointer(buffer.baseAddress!)
+                frame.copyMemory(from: storage.baseAddress! + entry.start, byteCount: entry.count)
+                frame.storeBytes(of: 0, toByteOffset: entry.count, as: UInt64.self)
+                return entry.count
+            }
+            rest.keep(Entry(seq: entry.seq, start: start, count: entry.count, recordCount: entry.recordCount))
         }
         self = rest
         return result
