@@ -57,14 +57,18 @@ public final class SequenceCounter: @unchecked Sendable {
     /// Marks the batch that ``open()`` started with `first` as handed over.
     public func settle(_ first: Int) {
         guard tracksOpenBatches else { return }
-        lock.withLock { openBatches.settle(first) }
+        lock.withLock { _ = openBatches.settle(first) }
     }
 
     /// Marks the batches that ``open()`` started with `firsts` as handed over, under one
     /// acquisition of the lock: for a recorder that takes batches in bulk.
-    public func settle(_ firsts: [Int]) {
-        guard tracksOpenBatches, !firsts.isEmpty else { return }
-        lock.withLock { for first in firsts { openBatches.settle(first) } }
+    ///
+    /// - Returns: The numbers of `firsts` that started no open batch (when batches are
+    ///   tracked): a batch beginning with one was not numbered by this counter's ``open()``.
+    @discardableResult
+    public func settle(_ firsts: [Int]) -> [Int] {
+        guard tracksOpenBatches, !firsts.isEmpty else { return [] }
+        return lock.withLock { firsts.filter { !openBatches.settle($0) } }
     }
 
     /// Every number below this one belongs to a settled batch, or to no batch at all: a
@@ -88,7 +92,9 @@ private struct OpenBatches {
         firsts.append(first)
     }
 
-    mutating func settle(_ first: Int) {
+    /// Settles the open batch that starts with `first`; `false` when there is none.
+    @discardableResult
+    mutating func settle(_ first: Int) -> Bool {
         // Batches mostly settle in the order they opened: the oldest first.
         if head < firsts.count && firsts[head] == first {
             head += 1
@@ -100,7 +106,7 @@ private struct OpenBatches {
                 let middle = (low + high) / 2
                 if abs(firsts[middle]) < first { low = middle + 1 } else { high = middle }
             }
-            guard low < firsts.count, firsts[low] == first else { return }
+            guard low < firsts.count, firsts[low] == first else { return false }
             firsts[low] = -first
         }
         while head < firsts.count && firsts[head] < 0 { head += 1 }
@@ -109,5 +115,6 @@ private struct OpenBatches {
             firsts.removeFirst(head)
             head = 0
         }
+        return true
     }
 }

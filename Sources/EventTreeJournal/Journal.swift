@@ -99,17 +99,18 @@ public final class Journal: Recorder {
     /// the journal is, or whose `FanOutRecorder` has it as its primary, numbers them so): the
     /// writer chains only what that sequence has settled. A batch with a seq the sequence has
     /// not issued yet is refused rather than written unchained, its ids to be issued again.
-    /// Numbers alone cannot tell another counter's records that fall below it: those the
-    /// database refuses (their seqs are taken) are set aside by the writer, counted as
-    /// dropped and noted in `journal_trouble`, and the batches after them are written.
+    /// Another counter's batch that falls below the sequence is found by the writer (its
+    /// first seq opened no batch of the sequence) and not written either: counted as
+    /// unrecorded and noted in `journal_trouble`.
     ///
     /// - Returns: `RecordingStatus.accepted` in buffered mode; `RecordingStatus.durable`
     ///   once committed in durable mode, `RecordingStatus.notDurable(reason:)` when the
     ///   commit did not happen in time (the records stay queued and are retried);
     ///   `RecordingStatus.dropped(reason:)` when the journal is closed, its full buffer
     ///   drops records, or a seq its sequence has not issued (counted as unrecorded in the
-    ///   status the journal reports when it closes); in durable mode also when the database
-    ///   refused the batch (see above).
+    ///   status the journal reports when it closes); in durable mode also for such a batch
+    ///   the writer found, and for one the database refused (a constraint, a value too
+    ///   large), which is set aside rather than retried.
     public func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus {
         var records = records
         return writer.enqueue(&records, session: session, thread: RaisingThread.current)

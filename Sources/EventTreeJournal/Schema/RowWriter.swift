@@ -161,7 +161,8 @@ final class RowWriter {
             // The counts of consecutive batches of one session add up in a local.
             var session = batches.first?.session
             var count = session.flatMap { model.pendingCounts[$0] } ?? (0, 0, 0)
-            for batch in batches {
+            // (A refused batch is not written: its note, among `trouble`, says why.)
+            for batch in batches where batch.refusal == nil {
                 if batch.session != session {
                     if let session { model.pendingCounts[session] = count }
                     session = batch.session

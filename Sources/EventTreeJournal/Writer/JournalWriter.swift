@@ -14,7 +14,8 @@ import Foundation
 /// journaled; a durable raise is answered `durable` only once its batch is committed. A
 /// batch the database refuses on its own (a constraint, a value too large: an error that
 /// writing it again would repeat) is set aside, counted and journaled instead of retried
-/// forever, so that it cannot hold back every batch after it.
+/// forever, so that it cannot hold back every batch after it; so is a batch the journal's
+/// sequence did not number, found before it is written.
 final class JournalWriter: @unchecked Sendable {
     // Safe: every mutable property is read and written only with `lock` held, except
     // `rows`, which only the thread holding `isWriting` touches.
@@ -343,6 +344,12 @@ final class JournalWriter: @unchecked Sendable {
         isWriting = true
         attemptsStarted += 1
         let attempt = attemptsStarted
+        // The batches that arrived since the last transaction are settled first, all under
+        // one lock (a raise hands its batch over without taking the sequence's lock). One
+        // that opened no batch of the sequence was numbered by another: it is not written.
+        let unopened = sequence.settle(pending[settledPending...].map { $0.records[0].seq })
+        if !unopened.isEmpty { refuseUnnumbered(Set(unopened)) }
+        settledPending = pending.count
         var taken = 0
         var count = 0
         while taken < pending.count && (taken == 0 || count + pending[taken].records.count <= transactionLimit) {
@@ -372,10 +379,6 @@ final class JournalWriter: @unchecked Sendable {
         let closing = isStopping && taken == pending.count
         // Below this seq, every record is in this transaction or an earlier one: what a
         // reader following the journal may print without ever skipping a later commit.
-        // The batches that arrived since the last transaction are settled first, all under
-        // one lock (a raise hands its batch over without taking the sequence's lock).
-        sequence.settle(pending[settledPending...].map { $0.records[0].seq })
-        settledPending = pending.count
         var settled = sequence.settledBelow
         for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
@@ -423,6 +426,7 @@ final class JournalWriter: @unchecked Sendable {
         }
         pending.removeFirst(taken)
         settledPending -= taken
+        unrecorded += batches.reduce(0) { $0 + ($1.refusal != nil ? $1.records.count : 0) }
         recycle(&batches)
         pendingRecords -= count
         if publishing { countsPublished = monotonicNanoseconds() }
@@ -440,6 +444,35 @@ final class JournalWriter: @unchecked Sendable {
         return true
     }
 
+    /// Marks the batches just arrived whose first seq is one of `firsts`, which opened no
+    /// batch of the journal's sequence: another sequence numbered them (the journal would
+    /// issue their ids again, and the database may hold rows under them already). The
+    /// transaction that takes such a batch writes a note instead of its records, which are
+    /// counted as unrecorded; a durable raiser waiting for it is answered `dropped`. Called
+    /// with the lock held, before `settledPending` moves past the batches.
+    private func refuseUnnumbered(_ firsts: Set<Int>) {
+        for index in pending.indices[settledPending...] where firsts.contains(pending[index].records[0].seq) {
+            let batch = pending[index]
+            let count = batch.records.count
+            let (first, last) = (batch.records[0].seq, batch.records[count - 1].seq)
+            let reason = "\(count) record\(count == 1 ? "" : "s") (seq \(first) to \(last)) were not numbered by the journal's sequence (seq \(first) "
+                + "opened no batch of it) and were not written: record into a journal only through a bus whose recorder it "
+                + "is, or a FanOutRecorder whose primary it is"
+            pending[index].refusal = reason
+            refusals.append(TroubleNote(session: nil, kind: "refused", message: reason, records: count))
+            answerRefusal(of: batch, reason)
+        }
+    }
+
+    /// Keeps `reason` for the durable raiser (if any) waiting for `batch`.
+    private func answerRefusal(of batch: PendingBatch, _ reason: String) {
+        // Changes (no thread) never wait.
+        guard options.durability == .durable, batch.thread != nil else { return }
+        refusedTickets.append((batch.ticket, reason))
+        // A raiser that stopped waiting (its timeout) never takes its answer.
+        if refusedTickets.count > 1_024 { refusedTickets.removeFirst() }
+    }
+
     /// Takes `batch`, the first pending one, which the database refused in a transaction
     /// of its own with `error`, out of the buffer: its records are counted as dropped by
     /// its session and a note in the journal says which and why (written with the next
@@ -447,23 +480,15 @@ final class JournalWriter: @unchecked Sendable {
     /// lock held.
     private func setAside(_ batch: PendingBatch, refusedWith error: SQLiteError) {
         let count = batch.records.count
-        var reason = "the database refused \(count) records (seq \(batch.records[0].seq) to \(batch.records[count - 1].seq)), "
+        let reason = "the database refused \(count) record\(count == 1 ? "" : "s") (seq \(batch.records[0].seq) to \(batch.records[count - 1].seq)), "
             + "which were set aside and not written: \(error)"
-        if error.resultCode == .constraint {
-            reason += ". Records numbered by another sequence collide with the journal's own: record into a journal "
-                + "only through a bus whose recorder it is, or a FanOutRecorder whose primary it is"
-        }
         pending.removeFirst()
         settledPending -= 1
         pendingRecords -= count
         committedTicket = batch.ticket
         oldestPending = pending.isEmpty ? nil : oldestPending
         refusals.append(TroubleNote(session: batch.session, kind: "refused", message: reason, records: count, countsAsDropped: true))
-        if options.durability == .durable {
-            refusedTickets.append((batch.ticket, reason))
-            // A raiser that stopped waiting (its timeout) never takes its answer.
-            if refusedTickets.count > 64 { refusedTickets.removeFirst() }
-        }
+        answerRefusal(of: batch, reason)
     }
 
     // MARK: The writer thread
@@ -520,7 +545,10 @@ final class JournalWriter: @unchecked Sendable {
             _ = commitPending()
         }
         rows = nil
+        // (A set-aside batch's records are only in its note; an unnumbered batch's are still
+        // pending.)
         lostAtClose = pendingRecords + drops.values.reduce(0, +)
+            + refusals.reduce(0) { $0 + ($1.countsAsDropped ? $1.records : 0) }
         unrecorded += lostAtClose
         // Never to be written: settled as dropped.
         sequence.settle(pending[settledPending...].map { $0.records[0].seq })

@@ -9,6 +9,9 @@ struct PendingBatch: Sendable {
     /// The number of the thread that raised them (see `RaisingThread`); `nil` for changes
     /// to the tree and the handlers.
     let thread: Int?
+    /// Why the batch is not to be written, when the writer found that the journal's sequence
+    /// did not number it: the transaction that takes it writes its note instead.
+    var refusal: String?
 }
 
 /// A note the writer adds to the journal about its own trouble.
