@@ -66,15 +66,18 @@ package struct CheckpointHasher {
     /// bytes past the record are masked off, which is reading the last word zero-padded).
     @inline(__always)
     static func digest(of bytes: UnsafeRawPointer, count: Int) -> UInt64 {
-        var digest = UInt64(count) &* factor
+        // (Wrapping arithmetic throughout: a count is never negative, and no trap is needed.)
+        var digest = UInt64(truncatingIfNeeded: count) &* factor
         var offset = 0
-        while offset + 8 <= count {
+        let whole = count & ~7
+        while offset < whole {
             digest = (digest ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* factor
-            offset += 8
+            offset &+= 8
         }
-        if offset < count {
+        let rest = UInt64(truncatingIfNeeded: count & 7)
+        if rest != 0 {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            digest = (digest ^ (word & (~0 >> (64 - 8 * UInt64(count - offset))))) &* factor
+            digest = (digest ^ (word & ((1 &<< (rest &* 8)) &- 1))) &* factor
         }
         digest ^= digest >> 32
         digest = digest &* factor
@@ -138,13 +141,14 @@ package struct CheckpointHasher {
         tags: UnsafeMutablePointer<UInt8>
     ) {
         precondition(tagsDigests, "kept records are added by rule 3")
+        guard let base = storage.baseAddress else { return }
         ByteBuffer.makeUnique(&pending)
         var state = tagState
         var spanStart = 0
         var spanEnd = 0
         for index in entries.indices {
             let entry = entries[index]
-            let record = storage.baseAddress! + (entry.start + entry.count - entry.recordCount)
+            let record = base + (entry.start &+ entry.count &- entry.recordCount)
             state = Self.tag(state, Self.digest(of: record, count: entry.recordCount))
             tags[2 * index] = UInt8(truncatingIfNeeded: state)
             tags[2 * index + 1] = UInt8(truncatingIfNeeded: state >> 8)
