@@ -50,10 +50,14 @@ func writeBatches(_ recorder: BatchRecorder, to path: String, options: JournalOp
     options.capacity = max(options.capacity, recorder.batches.reduce(0) { $0 + $1.0.count } + 1)
     let journal = try Journal(path: path, options: options)
     // The records were numbered by the recorder's sequence; the journal's must have issued
-    // them, as it would have had the bus recorded into it (a journal refuses records it did
-    // not number, and chains only what its sequence has settled).
+    // them, as it would have had the bus recorded into it, each batch's first seq opening a
+    // batch (a journal does not write records it did not number, and chains only what its
+    // sequence has settled).
     let last = recorder.batches.last?.0.last?.seq ?? 0
-    while journal.sequence.peek <= last { _ = journal.sequence.advance() }
+    let firsts = Set(recorder.batches.compactMap { $0.0.first?.seq })
+    while journal.sequence.peek <= last {
+        _ = firsts.contains(journal.sequence.peek) ? journal.sequence.open() : journal.sequence.advance()
+    }
     let seconds = try timed {
         for (records, session) in recorder.batches { _ = journal.record(records, session: session) }
         try journal.flush()
