@@ -106,7 +106,8 @@ package struct CheckpointHasher {
         let start = pending.count
         pending.write(atMost: 18 + record.count) { Self.writeFrame(of: record, into: $0) }
         if tagsDigests {
-            state = Self.tag(state, Self.digest(of: pending.bytes.baseAddress! + (pending.count - record.count), count: record.count))
+            let kept = pending.bytes.baseAddress! + (pending.count - record.count)
+            state = Self.tag(state, Self.digest(of: kept, count: record.count))
         } else {
             for byte in UnsafeBufferPointer(rebasing: pending.bytes[start...]) { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
         }

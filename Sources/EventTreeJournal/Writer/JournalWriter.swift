@@ -55,8 +55,8 @@ final class JournalWriter: @unchecked Sendable {
     private var committedTicket = 0
     private var flushes = 0
     @exclusivity(unchecked) private var drops: [SessionID: Int] = [:]
-    /// Notes about batches the database refused (see ``setAside(_:refusedWith:)``), for the
-    /// next transaction.
+    /// Notes about batches left out (``refuseUnnumbered(_:)``, ``setAside(_:refusedWith:)``),
+    /// for the next transaction.
     private var refusals: [TroubleNote] = []
     /// Durable raises whose batch was refused, and why: what their waiting raisers answer.
     private var refusedTickets: [(ticket: Int, reason: String)] = []
@@ -193,7 +193,7 @@ final class JournalWriter: @unchecked Sendable {
     private func refuseForeign(_ count: Int, last: Int) -> RecordingStatus {
         lock.withLock { unrecorded += count }
         return .dropped(reason: "\(count) records were not numbered by the journal's sequence (it never issued seq \(last)): "
-            + "record into a journal only through a bus whose recorder it is, or a FanOutRecorder whose primary it is")
+            + Self.recordThroughOwnSequence)
     }
 
     /// Whether a raiser must wait before adding `count` records: the buffer would overflow,
@@ -453,16 +453,17 @@ final class JournalWriter: @unchecked Sendable {
     private func refuseUnnumbered(_ firsts: Set<Int>) {
         for index in pending.indices[settledPending...] where firsts.contains(pending[index].records[0].seq) {
             let batch = pending[index]
-            let count = batch.records.count
-            let (first, last) = (batch.records[0].seq, batch.records[count - 1].seq)
-            let reason = "\(count) record\(count == 1 ? "" : "s") (seq \(first) to \(last)) were not numbered by the journal's sequence (seq \(first) "
-                + "opened no batch of it) and were not written: record into a journal only through a bus whose recorder it "
-                + "is, or a FanOutRecorder whose primary it is"
+            let reason = "\(batch.span) were not numbered by the journal's sequence (seq \(batch.records[0].seq) opened no "
+                + "batch of it) and were not written: " + Self.recordThroughOwnSequence
             pending[index].refusal = reason
-            refusals.append(TroubleNote(session: nil, kind: "refused", message: reason, records: count))
+            refusals.append(TroubleNote(session: nil, kind: "refused", message: reason, records: batch.records.count))
             answerRefusal(of: batch, reason)
         }
     }
+
+    /// What to do about records another sequence numbered.
+    private static let recordThroughOwnSequence =
+        "record into a journal only through a bus whose recorder it is, or a FanOutRecorder whose primary it is"
 
     /// Keeps `reason` for the durable raiser (if any) waiting for `batch`.
     private func answerRefusal(of batch: PendingBatch, _ reason: String) {
@@ -480,8 +481,7 @@ final class JournalWriter: @unchecked Sendable {
     /// lock held.
     private func setAside(_ batch: PendingBatch, refusedWith error: SQLiteError) {
         let count = batch.records.count
-        let reason = "the database refused \(count) record\(count == 1 ? "" : "s") (seq \(batch.records[0].seq) to \(batch.records[count - 1].seq)), "
-            + "which were set aside and not written: \(error)"
+        let reason = "the database refused \(batch.span), which were set aside and not written: \(error)"
         pending.removeFirst()
         settledPending -= 1
         pendingRecords -= count

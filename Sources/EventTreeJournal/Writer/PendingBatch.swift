@@ -12,6 +12,12 @@ struct PendingBatch: Sendable {
     /// Why the batch is not to be written, when the writer found that the journal's sequence
     /// did not number it: the transaction that takes it writes its note instead.
     var refusal: String?
+
+    /// Its records and their seqs, for a note: "12 records (seq 40 to 51)".
+    var span: String {
+        let count = records.count
+        return "\(count) record\(count == 1 ? "" : "s") (seq \(records[0].seq) to \(records[count - 1].seq))"
+    }
 }
 
 /// A note the writer adds to the journal about its own trouble.

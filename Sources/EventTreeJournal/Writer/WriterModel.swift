@@ -50,8 +50,8 @@ struct WriterModel {
 }
 
 /// Records written but not chained yet, each kept as its frame (its length and bytes, as
-/// the chain hashes it) with its digest (``CheckpointHasher``), in one buffer (no allocation
-/// per record).
+/// the chain hashes it), in one buffer (no allocation per record); their digests are taken
+/// when they are chained (``CheckpointHasher/add(kept:in:tags:)``).
 struct UnchainedRecords {
     /// A kept record: its seq, where its frame is in the buffer, and its record's length
     /// (the frame's last bytes).
