@@ -248,6 +248,7 @@ package final class ChainEncoder {
         stopHandler: Int?, stopNode: Int?, stopPhase: Int?, message: String?, lostCalls: Int, onFailure: Int,
         thread: Int? = nil, threadName: String? = nil
     ) {
+        guard isEnabled else { return }
         start(.raise, seq: seq)
         int(session)
         text(eventType)

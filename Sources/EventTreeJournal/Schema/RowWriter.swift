@@ -593,15 +593,18 @@ final class RowWriter {
         var message: String?
         if case .failed(let failure)? = row.status { message = failure.message }
         let stopHandler = try site.map { (site) throws(SQLiteError) in try handlerNumber(site.handler) }
-        encoder.raise(
-            seq: raised.id.rawValue, session: row.session.rawValue, eventType: raised.typeName,
-            kind: raised.kind.rawValue, origin: raised.origin.rawValue, mode: JournalCodes.code(raised.mode),
-            payload: payload, finishedBack: finishedBack, result: row.status?.kind.rawValue,
-            raisedMicroseconds: raisedMicroseconds, cause: raised.cause?.rawValue,
-            transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
-            stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
-            onFailure: raised.policy == .stop ? 1 : 0, thread: row.thread,
-            threadName: row.thread.map(threadName))
+        // (Its arguments cost a lookup or two: not made at all when nothing is chained.)
+        if encoder.isEnabled {
+            encoder.raise(
+                seq: raised.id.rawValue, session: row.session.rawValue, eventType: raised.typeName,
+                kind: raised.kind.rawValue, origin: raised.origin.rawValue, mode: JournalCodes.code(raised.mode),
+                payload: payload, finishedBack: finishedBack, result: row.status?.kind.rawValue,
+                raisedMicroseconds: raisedMicroseconds, cause: raised.cause?.rawValue,
+                transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
+                stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
+                onFailure: raised.policy == .stop ? 1 : 0, thread: row.thread,
+                threadName: row.thread.map(threadName))
+        }
         keepForChain(raised.id.rawValue)
         guard raised.cause != nil || raised.transformedFrom != nil || site != nil || row.unattendedSeq != nil
             || row.lostCalls > 0 || raised.policy == .stop
