@@ -121,10 +121,11 @@ extension EventBus {
         var recording = RecordingStatus.notRecorded
         if delivery.batch != nil {
             if delivery.isOutermost, let recorder {
+                let count = delivery.batch!.records.count
                 recording = recorder.record(emptying: &delivery.batch!.records, session: session)
                 // The batch, holding the buffer the recorder handed back, for this thread's
                 // next outermost raise (unless something else still holds it).
-                if isKnownUniquelyReferenced(&delivery.batch) { stack.keepSpare(delivery.batch!) }
+                if isKnownUniquelyReferenced(&delivery.batch) { stack.keepSpare(delivery.batch!, handedOver: count) }
             } else {
                 recording = .withEnclosingRaise
             }

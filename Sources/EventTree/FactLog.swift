@@ -30,7 +30,7 @@ struct FactLog {
     /// carries only a call.
     @inline(never)
     private static func startingRecords(reusingSpare: Bool) -> [FactRecord] {
-        if reusingSpare, let spare = DeliveryStack.current.takeSpareRecords() { return spare }
+        if reusingSpare { return DeliveryStack.current.takeRecordBuffer(room: 16) }
         var records: [FactRecord] = []
         records.reserveCapacity(16)
         return records
