@@ -120,17 +120,25 @@ struct Targets {
         let log = LockedLog()
         // Room for every round's records, and no backlog bound: the raising thread is then
         // never paced by the writer (which `maxBacklog` does by design), so that what is
-        // timed is its own work, not the disk's.
+        // timed is its own work, not the disk's. Each sample starts with the writer caught
+        // up (flushed, untimed), as an app's raises find it: otherwise every round would
+        // start behind the rounds before it (hundreds of thousands of records, where the
+        // default options stop a raiser at 16,384), and the raising thread would never get
+        // back a buffer to reuse.
         var options = JournalOptions()
         options.capacity = steps * 3
         options.maxBacklog = options.capacity
         let journal = try Journal(path: freshPath("raising.eventtree"), options: options)
         let recorded = flatNode(on: EventBus(recorder: journal))
         let unrecorded = flatNode(on: EventBus())
-        let comparison = Comparison.alternate(
+        let comparison = try Comparison.alternate(
             rounds: rounds,
-            baseline: { timed { for index in 0..<(raises * 10) { log.append(index) } } / Double(raises * 10) },
+            baseline: {
+                try journal.flush()
+                return timed { for index in 0..<(raises * 10) { log.append(index) } } / Double(raises * 10)
+            },
             ours: {
+                try journal.flush()
                 let with = timed { for index in 0..<raises { recorded.raise(Ping(n: index)) } }
                 let without = timed { for index in 0..<raises { unrecorded.raise(Ping(n: index)) } }
                 return max(with - without, 0) / Double(raises * 10)
