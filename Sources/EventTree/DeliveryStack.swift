@@ -121,9 +121,9 @@ final class DeliveryStack {
 
     /// Keeps `batch`, whose `count` records were handed over, for this thread's next
     /// outermost raise (when there is not one already).
-    func keepSpare(_ batch: RecordBatch, handedOver count: Int) {
+    func keepSpare(_ batch: consuming RecordBatch, handedOver count: Int) {
         spareRecordCount = count
-        if spareBatch == nil { spareBatch = batch }
+        if spareBatch == nil { spareBatch = consume batch }
     }
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.

@@ -125,7 +125,8 @@ extension EventBus {
                 recording = recorder.record(emptying: &delivery.batch!.records, session: session)
                 // The batch, holding the buffer the recorder handed back, for this thread's
                 // next outermost raise (unless something else still holds it).
-                if isKnownUniquelyReferenced(&delivery.batch) { stack.keepSpare(delivery.batch!, handedOver: count) }
+                // Moved there: the delivery, which ends, has no more use for it.
+                if isKnownUniquelyReferenced(&delivery.batch) { stack.keepSpare(delivery.batch.take()!, handedOver: count) }
             } else {
                 recording = .withEnclosingRaise
             }

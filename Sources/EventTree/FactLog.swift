@@ -30,7 +30,7 @@ struct FactLog {
     /// carries only a call.
     @inline(never)
     private static func startingRecords(reusingSpare: Bool) -> [FactRecord] {
-        if reusingSpare { return DeliveryStack.current.takeRecordBuffer(room: 16) }
+        if reusingSpare { return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { $0.takeRecordBuffer(room: 16) } }
         var records: [FactRecord] = []
         records.reserveCapacity(16)
         return records

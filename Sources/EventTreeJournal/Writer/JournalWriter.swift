@@ -177,7 +177,7 @@ final class JournalWriter: @unchecked Sendable {
             batch = buffer
         }
         swap(&batch, &records)
-        pending.append(PendingBatch(records: batch, session: session, ticket: ticket, thread: thread))
+        pending.append(PendingBatch(records: consume batch, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
