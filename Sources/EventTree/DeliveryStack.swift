@@ -87,13 +87,13 @@ final class DeliveryStack {
     }
 
     /// A buffer for the records of this thread's next outermost raise: the spare batch's
-    /// (empty, with room) when there is one, otherwise a new one with room for `room`.
-    func takeRecordBuffer(room: Int) -> [FactRecord] {
+    /// (empty, with room) when there is one, otherwise a new one (``FactLog/newRecords()``).
+    func takeRecordBuffer() -> [FactRecord] {
         var records: [FactRecord] = []
         if let spareBatch, spareBatch.records.capacity > 0 {
             swap(&records, &spareBatch.records)
         } else {
-            records.reserveCapacity(room)
+            records = FactLog.newRecords()
         }
         // A buffer the recorder handed back was read last by its thread (a journal's
         // writer), and a new one is often memory that thread freed: each cache line the

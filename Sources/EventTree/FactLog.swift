@@ -30,7 +30,12 @@ struct FactLog {
     /// carries only a call.
     @inline(never)
     private static func startingRecords(reusingSpare: Bool) -> [FactRecord] {
-        if reusingSpare { return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { $0.takeRecordBuffer(room: 16) } }
+        if reusingSpare { return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { $0.takeRecordBuffer() } }
+        return newRecords()
+    }
+
+    /// A new, empty buffer with room for a typical raise's records.
+    static func newRecords() -> [FactRecord] {
         var records: [FactRecord] = []
         records.reserveCapacity(16)
         return records
