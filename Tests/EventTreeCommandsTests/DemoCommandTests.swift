@@ -27,6 +27,23 @@ import Testing
         }
     }
 
+    /// What the copied binary above met once in CI: another test's process, started while the
+    /// copy was being written, held it open for writing, and the start failed with "Text file
+    /// busy". The runner waits for such a holder to let go.
+    @Test func aProgramFileHeldOpenForWritingStartsOnceItIsClosed() async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = URL(fileURLWithPath: directory).appendingPathComponent("eventtree")
+            try FileManager.default.copyItem(at: Tool.builtExecutable, to: copy)
+            let holder = open(copy.path, O_WRONLY)
+            #expect(holder >= 0)
+            let letGo = DispatchWorkItem { close(holder) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2, execute: letGo)
+            let result = try Tool.run(["--version"], executable: copy)
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("eventtree "))
+        }
+    }
+
     @Test func theVersionIsPrinted() throws {
         let result = try Tool.run(["--version"])
         #expect(result.status == 0)

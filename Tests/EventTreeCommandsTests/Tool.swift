@@ -20,15 +20,7 @@ struct Tool {
     static func run(
         _ arguments: [String], in directory: String? = nil, executable: URL = builtExecutable, timeout: Double = 60
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (process, out, err) = try launch(executable, arguments, in: directory)
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
@@ -45,6 +37,37 @@ struct Tool {
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Starts `executable`. A program file that was just written (a copied binary) can be
+    /// refused with "Text file busy" for a moment: another test's process started in the
+    /// meantime inherited the copy's open descriptor until its own exec. That start is tried
+    /// again (with new pipes), for up to two seconds; any other failure is thrown at once.
+    private static func launch(
+        _ executable: URL, _ arguments: [String], in directory: String?
+    ) throws -> (Process, output: Pipe, errors: Pipe) {
+        var attempts = 0
+        while true {
+            let output = Pipe()
+            let errors = Pipe()
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+            process.standardOutput = output
+            process.standardError = errors
+            do {
+                try process.run()
+                return (process, output, errors)
+            } catch let error as NSError {
+                let cause = error.userInfo[NSUnderlyingErrorKey] as? NSError
+                guard cause?.domain == NSPOSIXErrorDomain, cause?.code == Int(ETXTBSY), attempts < 100 else {
+                    throw error
+                }
+                attempts += 1
+                usleep(20_000)
+            }
+        }
     }
 }
 
