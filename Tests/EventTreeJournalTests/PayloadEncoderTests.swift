@@ -229,6 +229,19 @@ private final class Hoarder: Event, @unchecked Sendable {
         #expect(try PayloadEncoder.json(Empty()) == "{}")
     }
 
+    /// Found by fuzz-payload: a key spelled with a combining mark ("i" + U+0311) sorts as its
+    /// UTF-8 bytes in `JSONEncoder`'s output, where Swift's `<` compares it as the composed
+    /// "ȋ" (after "u"). Keys are ordered by their bytes, as `JSONEncoder` orders them.
+    @Test func keysAreSortedByTheirUTF8BytesAsJSONEncoderSortsThem() throws {
+        let keys = ["\u{FF61}", "\u{10000}", "i\u{0311}t8", "int8", "uilt8", "Z", "a", "\u{E9}", "e\u{301}x", "\u{E000}"]
+        let value = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, $0.offset) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try PayloadEncoder.json(value) == String(decoding: try encoder.encode(value), as: UTF8.self))
+        #expect(try PayloadEncoder.json(value)
+            == #"{"Z":5,"a":6,"e\#u{301}x":8,"int8":3,"i\#u{0311}t8":2,"uilt8":4,"\#u{E9}":7,"\#u{E000}":9,"\#u{FF61}":0,"\#u{10000}":1}"#)
+    }
+
     @Test func everyShapeRoundTripsThroughADefaultJSONDecoder() throws {
         let value = Shapes()
         let decoded = try roundTrip(value)

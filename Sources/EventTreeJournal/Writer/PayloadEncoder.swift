@@ -8,8 +8,9 @@ import Foundation
 /// with its default strategies, so that a default `JSONDecoder` reads every payload back:
 /// `Data` as a base64 string, `URL` as its absolute string, `Date` as seconds since the 2001
 /// reference date, `Decimal` as a number, `superEncoder()` under the key `super`. Keys are
-/// sorted (as `JSONEncoder`'s `.sortedKeys` does), so that a dictionary is written the same
-/// way every run; unlike `JSONEncoder`, `/` is not escaped (see ``JSONText``).
+/// sorted by their UTF-8 bytes (as `JSONEncoder`'s `.sortedKeys` does), so that a dictionary
+/// is written the same way every run; unlike `JSONEncoder`, `/` is not escaped (see
+/// ``JSONText``).
 ///
 /// JSON has no NaN or infinity: a non-finite `Float`, `Double` or `Decimal` anywhere in a
 /// value makes encoding throw `EncodingError.invalidValue`, with the value's coding path, as
@@ -78,7 +79,9 @@ enum JSONNode {
             bytes.append(UInt8(ascii: "{"))
             // Sorted keys: a dictionary's order varies between runs; the journal's should not.
             // (Sorted in place: the value is encoded, and the object is written once.)
-            if object.fields.count > 1 { object.fields.sort { $0.key < $1.key } }
+            // By their UTF-8 bytes, as `JSONEncoder` sorts them (Swift's `<` compares
+            // canonical equivalents, which puts a key with a combining mark elsewhere).
+            if object.fields.count > 1 { object.fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
             for index in object.fields.indices {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 JSONText.appendQuoted(object.fields[index].key, to: &bytes)
