@@ -25,4 +25,28 @@ static inline void eventtree_prefetch_for_write(const void *_Nonnull start, long
     for (long offset = 0; offset < bytes; offset += 64) __builtin_prefetch((const char *)start + offset, 1, 3);
 }
 
+// A reading of the processor's cycle counter (x86-64's time-stamp counter, arm64's virtual
+// counter): a few instructions where `clock_gettime` costs a call and a seqlock. 0 on other
+// processors, where EventTree never reads it (see `CycleCounter.isUsable`).
+static inline unsigned long long eventtree_cycle_counter(void) {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    unsigned long long value;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(value));
+    return value;
+#else
+    return 0;
+#endif
+}
+
+#if defined(__linux__)
+// Sleeps while the 32-bit word at `word` holds `expected` (or until woken, or spuriously):
+// the waiting half of EventTree's `UnfairLock`.
+void eventtree_futex_wait(void *_Nonnull word, unsigned int expected);
+
+// Wakes one thread sleeping on `word`.
+void eventtree_futex_wake_one(void *_Nonnull word);
+#endif
+
 #endif
