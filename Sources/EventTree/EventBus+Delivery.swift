@@ -150,23 +150,26 @@ extension EventBus {
             inherited: inherited, stack: stack)
         let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch))
         let timed = delivery.isRecording
-        // A recorded call ends with one clock reading, which is also the start of the next
-        // call when nothing else ran in between (0 after a follow-up, and when not timed):
-        // one reading per call, the bookkeeping between two calls counted in the second.
+        // A recorded call ends with one reading, which is also the start of the next call
+        // when nothing else ran in between (0 after a follow-up, and when not timed): one
+        // reading per call, the bookkeeping between two calls counted in the second. A call
+        // that follows nothing starts at a reading of the clock; the ends after it are
+        // counted from there (on the cycle counter where it can be).
+        var timer = CallTimer()
         var lastReading = 0
         while let next = delivery.nextHandler() {
             stack.handler = delivery.context.handler
-            let started = lastReading != 0 || !timed ? lastReading : clock.nanoseconds()
+            let started = lastReading != 0 || !timed ? lastReading : timer.start(clock)
             let followUp: Delivery.FollowUp?
             do {
                 // The step's list holds the handler through the call.
                 let outcome = try delivery.unretainedBox._withUnsafeGuaranteedRef { box in
                     try HandlerEntry.call(next, box, delivery.context, onMainActor: onMainActor)
                 }
-                if timed { lastReading = clock.nanoseconds() }
+                if timed { lastReading = timer.now(clock) }
                 followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
-                if timed { lastReading = clock.nanoseconds() }
+                if timed { lastReading = timer.now(clock) }
                 followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
             }
             // The stack keeps naming this handler until the next call overwrites it: between

@@ -13,13 +13,24 @@ public struct EventClock: Sendable {
     public let wallSeconds: @Sendable () -> Double
     /// Nanoseconds on a monotonic clock, for raises and handler calls.
     public let nanoseconds: @Sendable () -> Int
+    /// Whether this is ``system``, whose monotonic readings a delivery may take from the
+    /// processor's cycle counter between two real ones (``CycleCounter``).
+    let isSystem: Bool
 
     /// A clock made of two readings.
     public init(wallSeconds: @escaping @Sendable () -> Double, nanoseconds: @escaping @Sendable () -> Int) {
-        self.wallSeconds = wallSeconds
-        self.nanoseconds = nanoseconds
+        self.init(wallSeconds: wallSeconds, nanoseconds: nanoseconds, isSystem: false)
     }
 
-    /// The system's clocks: `Date()` and `CLOCK_MONOTONIC`.
-    public static let system = EventClock(wallSeconds: { Date().timeIntervalSince1970 }, nanoseconds: monotonicNanoseconds)
+    private init(wallSeconds: @escaping @Sendable () -> Double, nanoseconds: @escaping @Sendable () -> Int, isSystem: Bool) {
+        self.wallSeconds = wallSeconds
+        self.nanoseconds = nanoseconds
+        self.isSystem = isSystem
+    }
+
+    /// The system's clocks: `Date()` and `CLOCK_MONOTONIC`. A recorded delivery times its
+    /// handler calls from one reading of `CLOCK_MONOTONIC` on with the processor's cycle
+    /// counter, where that counter is the clock's own source (Linux's `tsc` clock source).
+    public static let system = EventClock(
+        wallSeconds: { Date().timeIntervalSince1970 }, nanoseconds: monotonicNanoseconds, isSystem: true)
 }

@@ -1,0 +1,108 @@
+internal import CEventTreeThread
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The processor's cycle counter, as nanoseconds of the monotonic clock: how a recorded
+/// raise times its handler calls between two real readings of the clock.
+///
+/// A call's end is read from the counter (a few instructions) rather than from
+/// `clock_gettime` (a call into the vDSO, a seqlock and a conversion: a tenth of a
+/// journaled raise's cost on its thread). The counter's rate is measured against the
+/// monotonic clock over the process's life: the first reading pairs the two, and later ones
+/// a growing span after it (10 ms, then doubling, at most a second apart) restate the rate.
+/// Each raise starts its calls from a real reading of the clock, so an error in the rate
+/// only shows within one raise's calls, in proportion to how long they have run (the counter
+/// runs at a constant rate; the clock may be slewed by NTP by up to 0.05 %).
+///
+/// Used only where the counter is the monotonic clock's own source: on Linux, when the
+/// kernel's clock source is `tsc` (x86-64) or `arch_sys_counter` (arm64). Elsewhere, and
+/// until the first span has been measured, every reading is `clock_gettime`'s.
+package enum CycleCounter {
+    /// The counter's rate, nanoseconds per tick as a 32.32 fixed-point number; 0 while unknown.
+    private static let rate = Atomic<UInt64>(0)
+    /// When (monotonic nanoseconds) the next pairing restates the rate; `Int.max` where the
+    /// counter is not used.
+    private static let nextPairing = Atomic<Int>(isUsable ? 0 : Int.max)
+    /// The first pairing of the clock and the counter, which the rate is measured from.
+    /// Guarded by `pairing`.
+    nonisolated(unsafe) private static var firstPairing: (nanoseconds: Int, ticks: UInt64)?
+    private static let pairing = Lock()
+
+    /// Whether the counter is the monotonic clock's source, so that the two run together.
+    package static let isUsable: Bool = {
+        #if os(Linux)
+        let path = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+        guard let file = fopen(path, "r") else { return false }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 64)
+        guard fgets(&line, Int32(line.count), file) != nil else { return false }
+        let source = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #if arch(x86_64)
+        return source == "tsc\n"
+        #elseif arch(arm64)
+        return source == "arch_sys_counter\n"
+        #else
+        return false
+        #endif
+        #else
+        return false
+        #endif
+    }()
+
+    /// The counter now.
+    @inline(__always)
+    package static func ticks() -> UInt64 {
+        eventtree_cycle_counter()
+    }
+
+    /// The rate to convert with: 0 while it is unknown (read the clock instead).
+    @inline(__always)
+    package static var currentRate: UInt64 {
+        rate.load(ordering: .relaxed)
+    }
+
+    /// Notes a reading of the monotonic clock taken with the counter at `ticks`: the first
+    /// one anchors the rate, and one far enough after it restates the rate.
+    @inline(__always)
+    package static func pair(_ nanoseconds: Int, _ ticks: UInt64) {
+        if nanoseconds >= nextPairing.load(ordering: .relaxed) { restateRate(nanoseconds, ticks) }
+    }
+
+    @inline(never)
+    private static func restateRate(_ nanoseconds: Int, _ ticks: UInt64) {
+        pairing.withLock {
+            guard nanoseconds >= nextPairing.load(ordering: .relaxed) else { return }
+            guard let first = firstPairing else {
+                firstPairing = (nanoseconds, ticks)
+                nextPairing.store(nanoseconds &+ 10_000_000, ordering: .relaxed)
+                return
+            }
+            // A pairing from a thread that read the clock earlier, or a counter that went back.
+            guard nanoseconds > first.nanoseconds, ticks > first.ticks else { return }
+            let span = UInt64(nanoseconds - first.nanoseconds)
+            let ticked = ticks - first.ticks
+            // span / ticked in 32.32 fixed point, from a 96-bit dividend (a span of over four
+            // seconds shifted left by 32 no longer fits 64 bits); a counter slower than the
+            // clock by 2^32 does not exist.
+            guard span >> 32 < ticked else { return }
+            let (quotient, _) = ticked.dividingFullWidth((high: span >> 32, low: span << 32))
+            rate.store(quotient, ordering: .relaxed)
+            nextPairing.store(nanoseconds &+ Int(min(span, 1_000_000_000)), ordering: .relaxed)
+        }
+    }
+
+    /// Nanoseconds `ticks` after the counter read `anchorTicks` at `anchor` nanoseconds, at
+    /// `rate` (a counter read on another core that seems to go back counts as no time).
+    @inline(__always)
+    package static func nanoseconds(at ticks: UInt64, after anchorTicks: UInt64, at anchor: Int, rate: UInt64) -> Int {
+        let elapsed = ticks &- anchorTicks
+        guard Int64(bitPattern: elapsed) > 0 else { return anchor }
+        let (high, low) = elapsed.multipliedFullWidth(by: rate)
+        return anchor &+ Int(truncatingIfNeeded: (high << 32) | (low >> 32))
+    }
+}
