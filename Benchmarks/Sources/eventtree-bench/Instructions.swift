@@ -32,7 +32,7 @@ enum Instructions {
         Case(name: "per node on the route without a matching handler", profile: "chain", divisor: 32,
              raisingThreadOnly: false, floor: 40, target: 15, guardLimit: 40),
         Case(name: "per handler call, 10 handlers, journal on, raising thread", profile: "journal", divisor: 10,
-             raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 558),
+             raisingThreadOnly: true, floor: 400, target: 200, guardLimit: 521),
         Case(name: "per handler call, 10 handlers, journal on, whole process", profile: "journal", divisor: 10,
              raisingThreadOnly: false, floor: 3_000, target: 1_700, guardLimit: 4_530),
         // The same journal with `chainsRecords = false`: the difference to the case above is
