@@ -11,20 +11,28 @@ struct CallTimer {
     /// Reads `clock` itself; later readings are counted from here.
     @inline(__always)
     mutating func start(_ clock: EventClock) -> Int {
-        anchor = clock.nanoseconds()
-        if clock.isSystem {
-            anchorTicks = CycleCounter.ticks()
-            CycleCounter.pair(anchor, anchorTicks)
-            rate = CycleCounter.currentRate
+        guard clock.isSystem else {
+            anchor = clock.nanoseconds()
+            return anchor
         }
+        // The counter read on both sides of the clock: the reading lies between the two, and
+        // when they are close (nothing interrupted the thread in between) it pairs the two.
+        let before = CycleCounter.ticks()
+        anchor = clock.nanoseconds()
+        let after = CycleCounter.ticks()
+        let between = after &- before
+        anchorTicks = before &+ between / 2
+        if between <= CycleCounter.closeReadings { CycleCounter.pair(anchor, anchorTicks) }
+        rate = CycleCounter.currentRate
         return anchor
     }
 
-    /// The time now on `clock` (the clock of the last ``start(_:)``): counted from that start
-    /// on the cycle counter, or read.
+    /// The time now on `clock` (the clock of the last ``start(_:)``), for a call that started
+    /// at `started`: counted from that start on the cycle counter (never before `started`:
+    /// the thread may have moved to a core whose counter is a little behind), or read.
     @inline(__always)
-    func now(_ clock: EventClock) -> Int {
+    func now(_ clock: EventClock, after started: Int) -> Int {
         guard rate != 0 else { return clock.nanoseconds() }
-        return CycleCounter.nanoseconds(at: CycleCounter.ticks(), after: anchorTicks, at: anchor, rate: rate)
+        return max(started, CycleCounter.nanoseconds(at: CycleCounter.ticks(), after: anchorTicks, at: anchor, rate: rate))
     }
 }

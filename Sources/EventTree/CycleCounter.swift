@@ -13,25 +13,28 @@ import Musl
 /// A call's end is read from the counter (a few instructions) rather than from
 /// `clock_gettime` (a call into the vDSO, a seqlock and a conversion: a tenth of a
 /// journaled raise's cost on its thread). The counter's rate is measured against the
-/// monotonic clock over the process's life: the first reading pairs the two, and later ones
-/// a growing span after it (10 ms, then doubling, at most a second apart) restate the rate.
-/// Each raise starts its calls from a real reading of the clock, so an error in the rate
-/// only shows within one raise's calls, in proportion to how long they have run (the counter
-/// runs at a constant rate; the clock may be slewed by NTP by up to 0.05 %).
+/// monotonic clock as the process runs (``CounterRate``), from *pairings*: readings of the
+/// clock with the counter read close on both sides. Each delivery starts its calls from a
+/// real reading of the clock, so an error in the rate only shows within one delivery's
+/// calls, in proportion to how long they have run.
 ///
 /// Used only where the counter is the monotonic clock's own source: on Linux, when the
 /// kernel's clock source is `tsc` (x86-64) or `arch_sys_counter` (arm64). Elsewhere, and
-/// until the first span has been measured, every reading is `clock_gettime`'s.
+/// until a first span has been measured, every reading is `clock_gettime`'s.
 package enum CycleCounter {
     /// The counter's rate, nanoseconds per tick as a 32.32 fixed-point number; 0 while unknown.
     private static let rate = Atomic<UInt64>(0)
     /// When (monotonic nanoseconds) the next pairing restates the rate; `Int.max` where the
     /// counter is not used.
     private static let nextPairing = Atomic<Int>(isUsable ? 0 : Int.max)
-    /// The first pairing of the clock and the counter, which the rate is measured from.
-    /// Guarded by `pairing`.
-    nonisolated(unsafe) private static var firstPairing: (nanoseconds: Int, ticks: UInt64)?
+    /// The measurement the two atomics publish. Guarded by `pairing`.
+    nonisolated(unsafe) private static var estimate = CounterRate()
     private static let pairing = Lock()
+
+    /// The most ticks between the two counter readings around a clock reading for the pair
+    /// to count: about a microsecond (an interrupt or a preemption in between would make the
+    /// pair, and a rate measured over 10 ms from it, wrong).
+    package static let closeReadings: UInt64 = 4_096
 
     /// Whether the counter is the monotonic clock's source, so that the two run together.
     package static let isUsable: Bool = {
@@ -66,8 +69,9 @@ package enum CycleCounter {
         rate.load(ordering: .relaxed)
     }
 
-    /// Notes a reading of the monotonic clock taken with the counter at `ticks`: the first
-    /// one anchors the rate, and one far enough after it restates the rate.
+    /// Notes a reading of the monotonic clock taken with the counter at `ticks` (read close
+    /// around it): the first one starts a span, and one a span later restates the rate (see
+    /// ``CounterRate``).
     @inline(__always)
     package static func pair(_ nanoseconds: Int, _ ticks: UInt64) {
         if nanoseconds >= nextPairing.load(ordering: .relaxed) { restateRate(nanoseconds, ticks) }
@@ -76,23 +80,11 @@ package enum CycleCounter {
     @inline(never)
     private static func restateRate(_ nanoseconds: Int, _ ticks: UInt64) {
         pairing.withLock {
+            // Another thread may have restated it since this one looked.
             guard nanoseconds >= nextPairing.load(ordering: .relaxed) else { return }
-            guard let first = firstPairing else {
-                firstPairing = (nanoseconds, ticks)
-                nextPairing.store(nanoseconds &+ 10_000_000, ordering: .relaxed)
-                return
-            }
-            // A pairing from a thread that read the clock earlier, or a counter that went back.
-            guard nanoseconds > first.nanoseconds, ticks > first.ticks else { return }
-            let span = UInt64(nanoseconds - first.nanoseconds)
-            let ticked = ticks - first.ticks
-            // span / ticked in 32.32 fixed point, from a 96-bit dividend (a span of over four
-            // seconds shifted left by 32 no longer fits 64 bits); a counter slower than the
-            // clock by 2^32 does not exist.
-            guard span >> 32 < ticked else { return }
-            let (quotient, _) = ticked.dividingFullWidth((high: span >> 32, low: span << 32))
-            rate.store(quotient, ordering: .relaxed)
-            nextPairing.store(nanoseconds &+ Int(min(span, 1_000_000_000)), ordering: .relaxed)
+            estimate.pair(nanoseconds, ticks)
+            rate.store(estimate.rate, ordering: .relaxed)
+            nextPairing.store(estimate.nextPairing, ordering: .relaxed)
         }
     }
 

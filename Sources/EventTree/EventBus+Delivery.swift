@@ -166,10 +166,10 @@ extension EventBus {
                 let outcome = try delivery.unretainedBox._withUnsafeGuaranteedRef { box in
                     try HandlerEntry.call(next, box, delivery.context, onMainActor: onMainActor)
                 }
-                if timed { lastReading = timer.now(clock) }
+                if timed { lastReading = timer.now(clock, after: started) }
                 followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
-                if timed { lastReading = timer.now(clock) }
+                if timed { lastReading = timer.now(clock, after: started) }
                 followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
             }
             // The stack keeps naming this handler until the next call overwrites it: between
