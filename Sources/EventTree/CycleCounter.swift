@@ -32,7 +32,7 @@ package enum CycleCounter {
     private static let pairing = Lock()
 
     /// The most ticks between the two counter readings around a clock reading for the pair
-    /// to count: about a microsecond (an interrupt or a preemption in between would make the
+    /// to count: 1.6 µs at 2.5 GHz (an interrupt or a preemption in between would make the
     /// pair, and a rate measured over 10 ms from it, wrong).
     package static let closeReadings: UInt64 = 4_096
 
