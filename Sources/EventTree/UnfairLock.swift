@@ -1,8 +1,12 @@
+#if canImport(Darwin)
+import Darwin
+#endif
 internal import CEventTreeThread
 import Synchronization
 
 /// A mutual-exclusion lock for the short critical sections a raise passes through (the bus's
-/// state, the sequence's open batches), which no ``Condition`` ever waits on.
+/// state, the sequence's open batches, the journal writer's queue), which a ``Condition``
+/// can wait on.
 ///
 /// On Linux it is a word and a futex: taking it free is one compare-and-exchange, releasing
 /// it one exchange, and only a contended lock makes a system call (the three-state mutex of
@@ -21,6 +25,9 @@ package final class UnfairLock: @unchecked Sendable {
     private let word: UnsafeMutablePointer<Atomic<UInt32>>
     #else
     private let fallback = Lock()
+
+    /// The underlying mutex, for ``Condition``.
+    var mutexPointer: UnsafeMutablePointer<pthread_mutex_t> { fallback.mutexPointer }
     #endif
 
     /// Creates an unlocked lock.
@@ -54,7 +61,7 @@ package final class UnfairLock: @unchecked Sendable {
     @inline(__always)
     package func unlock() {
         #if os(Linux)
-        if word.pointee.exchange(0, ordering: .releasing) == 2 { eventtree_futex_wake_one(UnsafeMutableRawPointer(word)) }
+        if word.pointee.exchange(0, ordering: .releasing) == 2 { eventtree_futex_wake(UnsafeMutableRawPointer(word), 1) }
         #else
         fallback.unlock()
         #endif
@@ -66,7 +73,7 @@ package final class UnfairLock: @unchecked Sendable {
     @inline(never)
     private func waitForLock() {
         while word.pointee.exchange(2, ordering: .acquiring) != 0 {
-            eventtree_futex_wait(UnsafeMutableRawPointer(word), 2)
+            eventtree_futex_wait(UnsafeMutableRawPointer(word), 2, -1)
         }
     }
     #endif

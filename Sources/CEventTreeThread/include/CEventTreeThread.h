@@ -41,12 +41,13 @@ static inline unsigned long long eventtree_cycle_counter(void) {
 }
 
 #if defined(__linux__)
-// Sleeps while the 32-bit word at `word` holds `expected` (or until woken, or spuriously):
-// the waiting half of EventTree's `UnfairLock`.
-void eventtree_futex_wait(void *_Nonnull word, unsigned int expected);
+// Sleeps while the 32-bit word at `word` holds `expected`, until woken (or spuriously), or
+// for at most `nanoseconds` (monotonic) when that is not negative: the waiting half of
+// EventTree's `UnfairLock` and `Condition`. Returns 1 when the time ran out, else 0.
+int eventtree_futex_wait(void *_Nonnull word, unsigned int expected, long long nanoseconds);
 
-// Wakes one thread sleeping on `word`.
-void eventtree_futex_wake_one(void *_Nonnull word);
+// Wakes up to `count` threads sleeping on `word`.
+void eventtree_futex_wake(void *_Nonnull word, int count);
 #endif
 
 #endif

@@ -19,7 +19,7 @@ import Foundation
 final class JournalWriter: @unchecked Sendable {
     // Safe: every mutable property is read and written only with `lock` held, except
     // `rows`, which only the thread holding `isWriting` touches.
-    private let lock = Lock()
+    private let lock = UnfairLock()
     /// The writer thread waits here for work.
     private let wake = Condition()
     /// Raisers, `flush` and `close` wait here for commits and room.
@@ -359,7 +359,12 @@ final class JournalWriter: @unchecked Sendable {
         writingRecords = count
         let sizeChange = requestedMaximumSize
         requestedMaximumSize = nil
-        var batches = Array(pending[..<taken])
+        // Copied batch by batch: an array made of a slice that spans all of `pending` would
+        // share its buffer, and the first raise to hand over a batch while this transaction
+        // is written would then copy every pending batch on its own thread.
+        var batches: [PendingBatch] = []
+        batches.reserveCapacity(taken)
+        batches.append(contentsOf: pending[..<taken])
         let droppedNow = drops
         drops = [:]
         var trouble: [TroubleNote] = []
