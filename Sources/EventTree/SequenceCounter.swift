@@ -36,7 +36,9 @@ public final class SequenceCounter: @unchecked Sendable {
 
     /// Takes the next number.
     public func advance() -> Int {
-        next.add(1, ordering: .relaxed).oldValue
+        // Wrapping: one locked add. (A checked add is a compare-and-exchange loop, and the
+        // counter cannot reach `Int.max`: at a billion numbers a second that takes 292 years.)
+        next.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// The number the next call to ``advance()`` will return.
@@ -49,7 +51,7 @@ public final class SequenceCounter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         // Under the lock, so that open batches are appended in ascending order.
-        let first = next.add(1, ordering: .sequentiallyConsistent).oldValue
+        let first = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         openBatches.append(first)
         return first
     }
