@@ -49,7 +49,7 @@ let package = Package(
         .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["EventTreeEmbedder"]),
         .target(
             name: "EventTreeJournal",
-            dependencies: ["EventTree", "CEventTreeSQLite", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["EventTree", "CEventTreeSQLite", "CEventTreeThread", .product(name: "Crypto", package: "swift-crypto")],
             plugins: ["EmbedMigrations"]),
         .target(name: "EventTreeReplay", dependencies: ["EventTree", "EventTreeJournal"]),
         .target(name: "EventTreeTesting", dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay"]),

@@ -24,9 +24,10 @@ import Musl
 package enum CycleCounter {
     /// The counter's rate, nanoseconds per tick as a 32.32 fixed-point number; 0 while unknown.
     private static let rate = Atomic<UInt64>(0)
-    /// When (monotonic nanoseconds) the next pairing restates the rate; `Int.max` where the
-    /// counter is not used.
-    private static let nextPairing = Atomic<Int>(isUsable ? 0 : Int.max)
+    /// When (monotonic nanoseconds) the next pairing restates the rate; `Int.max` once the
+    /// first pairing found the counter unusable. (A constant initial value: the global is
+    /// laid out statically, so a raise reads it with no lazy-initialisation check.)
+    private static let nextPairing = Atomic<Int>(0)
     /// The measurement the two atomics publish. Guarded by `pairing`.
     nonisolated(unsafe) private static var estimate = CounterRate()
     private static let pairing = Lock()
@@ -82,6 +83,10 @@ package enum CycleCounter {
         pairing.withLock {
             // Another thread may have restated it since this one looked.
             guard nanoseconds >= nextPairing.load(ordering: .relaxed) else { return }
+            guard isUsable else {
+                nextPairing.store(Int.max, ordering: .relaxed)
+                return
+            }
             estimate.pair(nanoseconds, ticks)
             rate.store(estimate.rate, ordering: .relaxed)
             nextPairing.store(estimate.nextPairing, ordering: .relaxed)

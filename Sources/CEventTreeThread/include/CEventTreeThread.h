@@ -18,6 +18,19 @@ static inline void eventtree_set_current_delivery_stack(void *_Nullable stack) {
     eventtree_delivery_stack = stack;
 }
 
+// The calling thread's number as EventTreeJournal's `RaisingThread` numbers the threads that
+// hand a journal their raises (0 until it is numbered): read once a journaled raise, a load
+// where `pthread_getspecific` is a call.
+extern __thread long eventtree_raising_thread;
+
+static inline long eventtree_raising_thread_number(void) {
+    return eventtree_raising_thread;
+}
+
+static inline void eventtree_set_raising_thread_number(long number) {
+    eventtree_raising_thread = number;
+}
+
 // Asks for the cache lines of `bytes` bytes at `start` in a state to be written (a hint:
 // nothing is read or written, and an address needs no mapping), so that memory another
 // core used last is on its way before the first store to it.

@@ -3,24 +3,19 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CEventTreeThread
 import EventTree
 import Foundation
 
 /// The thread a raise ran on, as the journal numbers it: small numbers, dense per process
 /// in the order threads first hand the journal a raise, with the name the thread had then.
 enum RaisingThread {
-    /// The calling thread's number (0 means not numbered yet).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
     private static let names = ThreadNames()
 
-    /// The calling thread's number: one thread-specific read once numbered.
+    /// The calling thread's number: one thread-local load once numbered.
     static var current: Int {
-        if let value = pthread_getspecific(key) { return Int(bitPattern: value) }
-        return numberCurrentThread()
+        let number = eventtree_raising_thread_number()
+        return number != 0 ? number : numberCurrentThread()
     }
 
     /// The name thread `number` had when it was numbered.
@@ -46,7 +41,7 @@ enum RaisingThread {
         if name.isEmpty { name = systemName() }
         let number = names.append(name)
         if name.isEmpty { names.rename(number, to: "thread \(number)") }
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
+        eventtree_set_raising_thread_number(number)
         return number
     }
 }
