@@ -86,36 +86,29 @@ final class DeliveryStack {
         _ = consume former
     }
 
-    /// A buffer for the records of this thread's next outermost raise: the spare batch's
-    /// (empty, with room) when there is one, otherwise a new one (``FactLog/newRecords()``).
-    func takeRecordBuffer() -> [FactRecord] {
-        var records: [FactRecord] = []
-        if let spareBatch, spareBatch.records.capacity > 0 {
-            swap(&records, &spareBatch.records)
-        } else {
-            records = FactLog.newRecords()
-        }
+    /// The batch for this thread's next outermost recorded raise: the spare one (emptied,
+    /// holding the buffer its recorder handed back) when there is one, otherwise a new one;
+    /// either way with room for as many records as the thread's last batch held, and for a
+    /// typical raise's (``FactLog/newRecords(room:)``). Out of line, so that the raise that
+    /// inlines its caller carries only a call.
+    @inline(never)
+    func takeBatch() -> RecordBatch {
+        let batch = spareBatch.take() ?? RecordBatch(records: [])
+        // A buffer with less room than this thread's last batch took (none, or one that a
+        // smaller batch handed back) is replaced at once rather than grown as records come.
+        let expected = spareRecordCount + 1
+        if batch.records.capacity < expected { batch.records = FactLog.newRecords(room: expected) }
         // A buffer the recorder handed back was read last by its thread (a journal's
         // writer), and a new one is often memory that thread freed: each cache line the
         // raise writes must first be taken back from that thread's core. Asked for now, for
         // as many records as this thread's last batch held, the lines arrive while the route
         // is walked and the handlers run, rather than one at a time as records are appended
         // (measured: about 13 ns a journaled call less on the raising thread).
-        let expected = min(records.capacity, spareRecordCount + 1)
-        records.withUnsafeBufferPointer { buffer in
+        batch.records.withUnsafeBufferPointer { buffer in
             if let base = buffer.baseAddress {
                 eventtree_prefetch_for_write(base, expected * MemoryLayout<FactRecord>.stride)
             }
         }
-        return records
-    }
-
-    /// A batch starting with `records`: the calling thread's spare one, when it has it.
-    /// Out of line, so that the raise that inlines its caller carries only a call.
-    @inline(never)
-    static func batch(startingWith records: consuming [FactRecord]) -> RecordBatch {
-        guard let batch = current.spareBatch.take() else { return RecordBatch(records: records) }
-        batch.records = records
         return batch
     }
 

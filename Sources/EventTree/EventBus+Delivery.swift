@@ -7,6 +7,7 @@ extension EventBus {
     ///   - stack: This thread's deliveries, when the caller already has it.
     ///   - inherited: The batch of the delivery this one follows up (an error or a
     ///     conversion), which then is not the outermost; `nil` to look at `stack`.
+    @inline(never)
     func begin(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
@@ -23,19 +24,15 @@ extension EventBus {
         let cause = explicitCause ?? outer?.eventID
         let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel)
         let id: EventID
-        var records: [FactRecord] = []
         var recorded: RaisedEvent?
         if recording {
-            // Only the journal needs the raise as a value now; otherwise the delivery makes
-            // it when something asks (a hook, a transform).
-            var log = FactLog(sequence: sequence, isRecording: true, opensBatch: isOutermost, reusesSpareBuffer: true)
-            id = EventID(rawValue: log.takeNumber())
-            let raised = RaisedEvent(
+            // An outermost raise opens the batch its records are handed over in (see
+            // `SequenceCounter.open()`). Only the journal needs the raise as a value now;
+            // otherwise the delivery makes it when something asks (a hook, a transform).
+            id = EventID(rawValue: isOutermost ? sequence.open() : sequence.advance())
+            recorded = RaisedEvent(
                 id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload, origin: origin.id, mode: mode,
                 cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil)
-            log.record(.raised(raised), numbered: id.rawValue)
-            records = log.records
-            recorded = raised
         } else {
             id = EventID(rawValue: sequence.advance())
         }
@@ -43,15 +40,14 @@ extension EventBus {
         let generation = generation.load(ordering: .relaxed)
         let isLive = !origin.isReleased
         lock.unlock()
-        // An outermost raise's batch starts as the log's records; a nested one joins its parent's.
+        // A nested raise joins its parent's batch; an outermost one takes its thread's spare.
         let batch: RecordBatch?
-        let parent: RecordBatch?? = inherited ?? outer.map(\.batch)
-        if let parent {
-            parent?.records.append(contentsOf: records)
+        if let parent = inherited ?? outer.map(\.batch) {
             batch = parent
         } else {
-            batch = recording ? DeliveryStack.batch(startingWith: consume records) : nil
+            batch = recording ? (stack ?? DeliveryStack.current).takeBatch() : nil
         }
+        if let recorded { batch?.records.append(FactRecord(seq: id.rawValue, fact: .raised(recorded))) }
 
         if !isLive {
             // Raised at a released node: nothing can be reached from it.

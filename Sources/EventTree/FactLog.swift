@@ -14,30 +14,18 @@ struct FactLog {
     private(set) var openedAt: Int?
     var records: [FactRecord] = []
 
-    /// A log numbering from `sequence`; a recording one has room for a typical raise's
-    /// records, since an outermost raise's batch starts as its log: the thread's spare
-    /// buffer, when it `reusesSpareBuffer` (an outermost raise's) and there is one.
-    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool, reusesSpareBuffer: Bool = false) {
+    /// A log numbering from `sequence`, with room for a few records when it records.
+    init(sequence: SequenceCounter, isRecording: Bool, opensBatch: Bool) {
         self.sequence = sequence
         self.isRecording = isRecording
         self.opensBatch = opensBatch && isRecording
-        if isRecording { records = Self.startingRecords(reusingSpare: opensBatch && reusesSpareBuffer) }
+        if isRecording { records = Self.newRecords() }
     }
 
-    /// An empty buffer with room for a typical raise's records: the thread's spare one (a
-    /// buffer its recorder handed back, see ``Recorder/record(emptying:session:)``) when
-    /// `reusingSpare` and it has one. Out of line, so that the raise that inlines the log
-    /// carries only a call.
-    @inline(never)
-    private static func startingRecords(reusingSpare: Bool) -> [FactRecord] {
-        if reusingSpare { return DeliveryStack.unretainedCurrent._withUnsafeGuaranteedRef { $0.takeRecordBuffer() } }
-        return newRecords()
-    }
-
-    /// A new, empty buffer with room for a typical raise's records.
-    static func newRecords() -> [FactRecord] {
+    /// A new, empty buffer with room for a typical raise's records, or for `room`.
+    static func newRecords(room: Int = 0) -> [FactRecord] {
         var records: [FactRecord] = []
-        records.reserveCapacity(16)
+        records.reserveCapacity(max(16, room))
         return records
     }
 

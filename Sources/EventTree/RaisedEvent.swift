@@ -44,7 +44,6 @@ public final class RaisedEvent: Sendable {
     ) {
         self.id = id
         self.typeName = typeName
-        self.payload = payload
         self.origin = origin
         self.mode = mode
         causeID = cause?.rawValue ?? Int.min
@@ -55,6 +54,8 @@ public final class RaisedEvent: Sendable {
         case .event: kind = isRequest ? .request : .event
         case .error: kind = .error
         }
+        // Last, so that the argument is moved in rather than copied and destroyed.
+        self.payload = payload
     }
 
     /// What kind of value a raise carries.
