@@ -31,8 +31,9 @@ extension EventBus {
             // otherwise the delivery makes it when something asks (a hook, a transform).
             id = EventID(rawValue: isOutermost ? sequence.open() : sequence.advance())
             recorded = RaisedEvent(
-                id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload, origin: origin.id, mode: mode,
-                cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt, isRequest: answerCheck != nil)
+                id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload,
+                kind: channel == .errors ? .error : answerCheck != nil ? .request : .event, origin: origin.id, mode: mode,
+                cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt)
         } else {
             id = EventID(rawValue: sequence.advance())
         }

@@ -37,25 +37,36 @@ public final class RaisedEvent: Sendable {
 
     /// Creates a description. (A `cause` or `transformedFrom` whose raw value is `Int.min`,
     /// which no sequence issues, reads back as `nil`.)
-    public init(
+    public convenience init(
         id: EventID, typeName: String, payload: Payload, origin: NodeID, mode: DeliveryMode,
         cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy = .continue, raisedAt: Int = 0,
         isRequest: Bool = false
     ) {
+        let kind: Kind = switch payload {
+        case .event: isRequest ? .request : .event
+        case .error: .error
+        }
+        self.init(
+            id: id, typeName: typeName, payload: payload, kind: kind, origin: origin, mode: mode, cause: cause,
+            transformedFrom: transformedFrom, policy: policy, raisedAt: raisedAt)
+    }
+
+    /// Creates a description of a raise whose `kind` the caller knows (`.error` exactly
+    /// when `payload` is an error): the payload is moved in, not looked at.
+    init(
+        id: EventID, typeName: String, payload: Payload, kind: Kind, origin: NodeID, mode: DeliveryMode,
+        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int
+    ) {
         self.id = id
         self.typeName = typeName
+        self.payload = payload
         self.origin = origin
         self.mode = mode
         causeID = cause?.rawValue ?? Int.min
         transformedFromID = transformedFrom?.rawValue ?? Int.min
         self.policy = policy
         self.raisedAt = raisedAt
-        switch payload {
-        case .event: kind = isRequest ? .request : .event
-        case .error: kind = .error
-        }
-        // Last, so that the argument is moved in rather than copied and destroyed.
-        self.payload = payload
+        self.kind = kind
     }
 
     /// What kind of value a raise carries.
