@@ -39,10 +39,14 @@ final class JournalWriter: @unchecked Sendable {
     @exclusivity(unchecked) private var recycled: [[FactRecord]] = []
     /// The room of the kept buffers, in records: at most ``recycledLimit``.
     private var recycledRoom = 0
-    /// As much room as a full backlog's batches (what one transaction frees while raisers
-    /// are paced to the writer; fewer, and the rest would be freed here and allocated anew
-    /// by raises), at least 32,768 records: a few MiB at worst, next to what was pending.
-    private var recycledLimit: Int { max(2 * options.maxBacklog, 32_768) }
+    /// As much room as the batches in flight while raisers are paced to the writer take: a
+    /// transaction's (up to a backlog) and the backlog gathering meanwhile, in buffers with up
+    /// to twice the room their records take (a raise of 12 records gets room for 16). Fewer,
+    /// and the rest would be freed here and allocated anew by raises, on their threads (the
+    /// limit of the previous releases, 2 × `maxBacklog`, made a tenth to a third of paced
+    /// raises allocate a buffer). At the defaults, 65,536 records (5.8 MiB): what those
+    /// buffers took anyway at the peak, kept rather than freed.
+    private var recycledLimit: Int { max(4 * options.maxBacklog, 32_768) }
     /// Larger buffers (of unusually large raises) are not kept.
     private static let recycledCapacity = 32
     private var pendingRecords = 0
@@ -561,12 +565,18 @@ final class JournalWriter: @unchecked Sendable {
         settledPending = 0
         pendingRecords = 0
         drops = [:]
+        // No raise takes a buffer any more: they are freed here, on this thread, once the
+        // lock is released (not by whichever thread lets the journal go last).
+        let buffers = recycled
+        recycled = []
+        recycledRoom = 0
         isStopped = true
         // The app hears of the close before `close()` returns.
         notify(currentStatus)
         isFinished = true
         progress.broadcast()
         lock.unlock()
+        _ = consume buffers
     }
 
     /// Hands the chain's head to `onCheckpoint` and the checkpoint file, when it moved and
