@@ -23,9 +23,11 @@ import Testing
 
     @Test(arguments: [ChainRule.perCheckpoint, .perCheckpointWords])
     func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes(rule: ChainRule) throws {
-        // Small records, an empty one, and one larger than a flush (64 KiB), whose length
-        // takes three varint bytes.
+        // Small records, an empty one, one larger than a flush (64 KiB), whose length takes
+        // three varint bytes, and one of every length up to 24 bytes (those of 8 to 16 bytes
+        // are copied into their frames by two overlapping eight-byte moves).
         let records: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 7, count: 70_000), [9]]
+            + (0...24).map { length in (0..<length).map { UInt8(truncatingIfNeeded: length &* 31 &+ $0 &* 7 &+ 1) } }
         var hasher = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
         for record in records { _ = hasher.add(record) }
         #expect(hasher.finish().value == Self.expectedHash(after: .start, records))
