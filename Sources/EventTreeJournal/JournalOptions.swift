@@ -37,6 +37,8 @@ public struct JournalOptions: Sendable {
     /// waits for the writer: the bound on what a crash can lose in buffered mode. Raisers
     /// faster than the disk are slowed to its pace instead of piling up a backlog. Applies
     /// under ``WhenFull/block``; while writes fail, ``capacity`` bounds the buffer instead.
+    /// The journal keeps the emptied buffers of written records for later raises, up to room
+    /// for four times this many records (about 5.8 MiB at the default) until it closes.
     public var maxBacklog: Int = 16_384
     /// How many records one transaction holds at most (whole raises are never split).
     /// After a failed write the writer retries with smaller transactions, down to one
