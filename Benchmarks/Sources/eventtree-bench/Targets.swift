@@ -163,6 +163,21 @@ struct Targets {
         report.check("raising-thread allocations per raise (10 handlers, journaled)", value: ten, atMost: 16)
         report.check("raising-thread allocations per extra step (journaled)", value: (twenty - ten) / 10, atMost: 0.25)
         try journal.close()
+
+        // Paced: a journal with the default options, raised into faster than it writes, so that
+        // every raise waits for the writer's backlog to shrink. Once the buffers in flight have
+        // all been made (two backlogs' worth), each raise takes back an emptied one and
+        // allocates only its `RaisedEvent`.
+        let paced = try Journal(path: freshPath("paced.eventtree"))
+        let pacedNode = flatNode(on: EventBus(recorder: paced))
+        let pacedRaises = max(steps / 10, 10_000)
+        for index in 0..<(3 * pacedRaises) { pacedNode.raise(Ping(n: index)) }
+        bench_count_allocations(1)
+        for index in 0..<pacedRaises { pacedNode.raise(Ping(n: index)) }
+        let pacedAllocations = Double(bench_allocations()) / Double(pacedRaises)
+        bench_count_allocations(0)
+        report.check("raising-thread allocations per raise, paced to the writer", value: pacedAllocations, atMost: 1.05)
+        try paced.close()
     }
 
     // 3 (delivery): in-memory delivery per handler call vs what users would use instead.
