@@ -385,8 +385,8 @@ struct Delivery {
     /// with `status`.
     func recordEnd(_ status: RaiseStatus) {
         guard batch != nil else { return }
-        record(.raiseFinished(raise.id, status: status.copied))
-        for raised in detour?.transforms ?? [] { record(.raiseFinished(raised.id, status: status.copied)) }
+        record(.raiseFinished(raise.id, status: status))
+        for raised in detour?.transforms ?? [] { record(.raiseFinished(raised.id, status: status)) }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 

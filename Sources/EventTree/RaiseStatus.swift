@@ -20,18 +20,6 @@ public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     /// A handler threw; this is the first failure.
     indirect case failed(HandlerFailure)
 
-    /// A copy of the status. One without a handler (how most raises end) is made afresh,
-    /// which costs a compare, rather than by the general copy of the cases that carry one.
-    @inline(__always)
-    var copied: RaiseStatus {
-        switch self {
-        case .delivered: .delivered
-        case .unanswered: .unanswered
-        case .unhandled: .unhandled
-        default: self
-        }
-    }
-
     /// The case, without its handler.
     public var kind: Kind {
         switch self {
