@@ -23,7 +23,7 @@ package final class Condition: @unchecked Sendable {
     #if os(Linux)
     // Safe: both words live at stable heap addresses for the lifetime of the object and
     // are only touched atomically (and by the futex calls, which read the first atomically).
-    /// Advanced by every signal and broadcast that finds a waiter.
+    /// Advanced by every signal and broadcast (a waiter sleeps only while it has not moved).
     private let generation: UnsafeMutablePointer<Atomic<UInt32>>
     /// The threads in a wait (counted before they note the generation).
     private let waiters: UnsafeMutablePointer<Atomic<Int>>
