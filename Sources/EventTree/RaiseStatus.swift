@@ -4,7 +4,10 @@
 /// route; otherwise ``failed(_:)`` when any call failed (naming the first); otherwise
 /// ``unanswered`` for a request; otherwise ``delivered`` when some handler acted and
 /// ``unhandled`` when none did.
-public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
+// Indirect: a status is one word, a case's handler boxed, so copying or destroying one
+// is a retain or a release at most rather than a switch over three payloads (a raise
+// copies its status into its end record and its result).
+public indirect enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     /// Some handler acted and none stopped the route.
     case delivered
     /// A handler consumed the event (or converted the error).
@@ -15,10 +18,8 @@ public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     case unanswered
     /// No handler acted: a dead letter (or, for an error, an unhandled error).
     case unhandled
-    // Indirect: the other cases are plain values, so a status is copied without a switch
-    // over its payloads (a raise copies its status into its end record and its result).
     /// A handler threw; this is the first failure.
-    indirect case failed(HandlerFailure)
+    case failed(HandlerFailure)
 
     /// The case, without its handler.
     public var kind: Kind {
