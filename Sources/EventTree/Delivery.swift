@@ -386,7 +386,9 @@ struct Delivery {
     func recordEnd(_ status: RaiseStatus) {
         guard batch != nil else { return }
         record(.raiseFinished(raise.id, status: status))
-        for raised in detour?.transforms ?? [] { record(.raiseFinished(raised.id, status: status)) }
+        if let transforms = detour?.transforms {
+            for raised in transforms { record(.raiseFinished(raised.id, status: status)) }
+        }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 
