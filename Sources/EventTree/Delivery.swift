@@ -349,7 +349,7 @@ struct Delivery {
         guard let batchRef else { return }
         let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
         batchRef._withUnsafeGuaranteedRef {
-            $0.records.append(FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
+            $0.append(FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
                 event: currentID, node: context.nodeID, phase: stepPhase, handler: context.handler,
                 outcome: outcome, startedAt: startedAt, nanoseconds: nanoseconds), detail: detail)))
         }
@@ -359,7 +359,7 @@ struct Delivery {
         guard let batchRef else { return }
         let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
         let record = FactRecord(seq: seq, fact: fact)
-        batchRef._withUnsafeGuaranteedRef { $0.records.append(record) }
+        batchRef._withUnsafeGuaranteedRef { $0.append(record) }
     }
 
     /// Whether calls are being timed and recorded.

@@ -37,6 +37,9 @@ final class DeliveryStack {
     /// The batch of this thread's last outermost recorded raise, emptied, its records the
     /// buffer the recorder handed back: the next outermost raise reuses both.
     private var spareBatch: RecordBatch?
+    /// The buffer a recorder that takes arrays handed back (see ``Recorder/record(emptying:session:)``),
+    /// for this thread's next raise recorded there.
+    var spareRecords: [FactRecord]?
     /// How many records the batch this thread handed over last held: what the next one is
     /// likely to hold.
     private var spareRecordCount = 0
@@ -88,27 +91,23 @@ final class DeliveryStack {
 
     /// The batch for this thread's next outermost recorded raise: the spare one (emptied,
     /// holding the buffer its recorder handed back) when there is one, otherwise a new one;
-    /// either way with room for as many records as the thread's last batch held, and for a
-    /// typical raise's (``FactLog/newRecords(room:)``). Out of line, so that the raise that
+    /// either way with room for as many records as the thread's last batch held, and (a new
+    /// one) for a typical raise's. Out of line, so that the raise that
     /// inlines its caller carries only a call.
     @inline(never)
     func takeBatch() -> RecordBatch {
-        let batch = spareBatch.take() ?? RecordBatch(records: [])
-        // A buffer with less room than this thread's last batch took (none, or one that a
-        // smaller batch handed back) is replaced at once rather than grown as records come.
         let expected = spareRecordCount + 1
-        if batch.records.capacity < expected { batch.records = FactLog.newRecords(room: expected) }
+        let batch = spareBatch.take() ?? RecordBatch(capacity: max(16, expected))
+        // A buffer with less room than this thread's last batch took (one that a smaller
+        // batch handed back) is made larger at once rather than grown as records come.
+        batch.reserve(expected)
         // A buffer the recorder handed back was read last by its thread (a journal's
         // writer), and a new one is often memory that thread freed: each cache line the
         // raise writes must first be taken back from that thread's core. Asked for now, for
         // as many records as this thread's last batch held, the lines arrive while the route
         // is walked and the handlers run, rather than one at a time as records are appended
         // (measured: about 13 ns a journaled call less on the raising thread).
-        batch.records.withUnsafeBufferPointer { buffer in
-            if let base = buffer.baseAddress {
-                eventtree_prefetch_for_write(base, expected * MemoryLayout<FactRecord>.stride)
-            }
-        }
+        batch.prefetchForWrite(records: expected)
         return batch
     }
 
@@ -193,18 +192,4 @@ final class DeliveryStack {
         }
         return key
     }()
-}
-
-/// The records of one outermost raise, handed to the recorder in one call when it ends.
-@usableFromInline
-final class RecordBatch: @unchecked Sendable {
-    // Safe: a batch is used by one delivery at a time. An async delivery touches it from
-    // whichever thread runs each of its steps, one after the other (each `await` orders them).
-    // For the same reason the per-append dynamic exclusivity check is left out.
-    @exclusivity(unchecked) var records: [FactRecord]
-
-    /// Creates a batch starting with `records` (the raise's own facts).
-    init(records: [FactRecord]) {
-        self.records = records
-    }
 }

@@ -48,11 +48,11 @@ extension EventBus {
         } else {
             batch = recording ? (stack ?? DeliveryStack.current).takeBatch() : nil
         }
-        if let recorded { batch?.records.append(FactRecord(seq: id.rawValue, fact: .raised(recorded))) }
+        if let recorded { batch?.append(FactRecord(seq: id.rawValue, fact: .raised(recorded))) }
 
         if !isLive {
             // Raised at a released node: nothing can be reached from it.
-            batch?.records.append(FactRecord(
+            batch?.append(FactRecord(
                 seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostHandlers: [])))
         }
         return Delivery(
@@ -79,7 +79,7 @@ extension EventBus {
             isRequest: old.kind == .request)
         log.record(.raised(raised), numbered: id.rawValue)
         lock.unlock()
-        batch?.records.append(contentsOf: log.records)
+        batch?.append(contentsOf: log.records)
         return (raised, box, typeIndex)
     }
 
@@ -118,8 +118,8 @@ extension EventBus {
         var recording = RecordingStatus.notRecorded
         if delivery.batch != nil {
             if delivery.isOutermost, let recorder {
-                let count = delivery.batch!.records.count
-                recording = recorder.record(emptying: &delivery.batch!.records, session: session)
+                let count = delivery.batch!.count
+                recording = handOver(delivery.batch!, to: recorder, stack: stack)
                 // The batch, holding the buffer the recorder handed back, for this thread's
                 // next outermost raise (unless something else still holds it).
                 // Moved there: the delivery, which ends, has no more use for it.
@@ -129,6 +129,18 @@ extension EventBus {
             }
         }
         return delivery.result(status, recording: recording)
+    }
+
+    /// Hands an outermost raise's records to `recorder`: the batch itself to a recorder that
+    /// takes batches; otherwise the records moved into the array `stack` keeps for this
+    /// thread's raises, which keeps the buffer the recorder hands back.
+    private func handOver(_ batch: RecordBatch, to recorder: any Recorder, stack: DeliveryStack) -> RecordingStatus {
+        if let batchRecorder { return batchRecorder.record(takingFrom: batch, session: session) }
+        var records = stack.spareRecords.take() ?? []
+        batch.moveAll(appendingTo: &records)
+        let status = recorder.record(emptying: &records, session: session)
+        stack.spareRecords = consume records
+        return status
     }
 
     // MARK: The synchronous driver

@@ -25,6 +25,9 @@ public final class EventBus: @unchecked Sendable {
     public let session: SessionID
     let sequence: SequenceCounter
     let recorder: (any Recorder)?
+    /// `recorder`, when it takes a raise's records as a batch (a journal): asked once here
+    /// rather than cast on every raise.
+    let batchRecorder: (any BatchRecorder)?
     /// Whether `recorder` is set (read on every raise; cheaper than the optional existential).
     let isRecorded: Bool
     /// Where recorded times come from.
@@ -42,6 +45,7 @@ public final class EventBus: @unchecked Sendable {
         process: String = ProcessInfo.processInfo.processName, clock: EventClock = .system
     ) {
         self.recorder = recorder
+        batchRecorder = recorder as? any BatchRecorder
         isRecorded = recorder != nil
         self.clock = clock
         sequence = recorder?.sequence ?? SequenceCounter()

@@ -36,11 +36,12 @@ public protocol Recorder: AnyObject, Sendable {
 
     /// Takes the records of an outermost raise, as ``record(_:session:)`` does, and leaves
     /// `records` empty, with room for the thread's next raise: the bus hands every raise's
-    /// records over this way and keeps the buffer it gets back, so that a raise's buffer is
-    /// allocated once and reused rather than allocated on the raising thread and freed on
-    /// the recorder's. The default calls ``record(_:session:)`` and empties the array in
-    /// place (no allocation when the recorder kept no copy of it); a recorder that keeps the
-    /// records (a journal's writer) hands back a buffer it is done with instead.
+    /// records over this way (a journal's by a path of its own) and keeps the buffer it gets
+    /// back, so that a raise's buffer is allocated once and reused rather than allocated on
+    /// the raising thread and freed on the recorder's. The default calls
+    /// ``record(_:session:)`` and empties the array in place (no allocation when the
+    /// recorder kept no copy of it); a recorder that keeps the records may hand back a
+    /// buffer it is done with instead.
     ///
     /// - Parameters:
     ///   - records: Facts in sequence order; empty on return.

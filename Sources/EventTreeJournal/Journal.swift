@@ -16,7 +16,7 @@ import Foundation
 /// it): open it once per process and share it between buses; each bus is a session.
 /// Opening creates the file, or migrates an older one forward; a journal written by a
 /// newer EventTree is refused and left untouched.
-public final class Journal: Recorder {
+public final class Journal: BatchRecorder {
     /// The journal file's path.
     public let path: String
     /// The sequence every fact is numbered in, continuing the file's.
@@ -116,12 +116,17 @@ public final class Journal: Recorder {
         return writer.enqueue(&records, session: session, thread: RaisingThread.current)
     }
 
-    /// Takes a bus's records as ``record(_:session:)`` does, and leaves in `records` the
-    /// emptied buffer of a committed batch (or an empty array), taken under the same lock.
+    /// Takes a bus's records as ``record(_:session:)`` does, leaving `records` empty.
     @discardableResult
     public func record(emptying records: inout [FactRecord], session: SessionID) -> RecordingStatus {
+        writer.enqueue(&records, session: session, thread: RaisingThread.current)
+    }
+
+    /// Takes a raise's records from `batch`, leaving it empty with the room of a committed
+    /// batch when the writer has one (taken under the same lock).
+    package func record(takingFrom batch: RecordBatch, session: SessionID) -> RecordingStatus {
         // Called on the thread the raise ran (or, raised with await, ended) on.
-        writer.enqueue(&records, session: session, thread: RaisingThread.current, handsBackBuffer: true)
+        writer.enqueue(batch, session: session, thread: RaisingThread.current, handsBackBuffer: true)
     }
 
     /// Takes the records of a change to a bus's shared state (tree, handlers, types) at once,

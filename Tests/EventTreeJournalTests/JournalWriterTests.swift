@@ -77,20 +77,20 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
             // Neither the buffers nor the writer keep the raised value alive.
             #expect(kept == nil)
             #expect(try lines(journal.path, "SELECT count(*) FROM delivery_history") == ["2"])
-            // A raise's records handed over this way leave a committed buffer behind: empty,
-            // with room for the next raise's records, and not the array handed over.
+            // A raise's records handed over as a bus hands them leave a committed batch's room
+            // behind: empty, with room for the next raise's records, and not the room handed over.
             let id = EventID(rawValue: journal.sequence.open())
             let raised = RaisedEvent(
                 id: id, typeName: "Ping", payload: .event(Ping(n: 3)), origin: app.id, mode: .bubble, cause: nil,
                 transformedFrom: nil)
-            var records = [
+            let batch = RecordBatch(records: [
                 FactRecord(seq: id.rawValue, fact: .raised(raised)),
                 FactRecord(seq: journal.sequence.advance(), fact: .raiseFinished(id, status: .unhandled)),
-            ]
-            let handed = records.withUnsafeBufferPointer { $0.baseAddress }
-            #expect(journal.record(emptying: &records, session: bus.session) == .accepted)
-            #expect(records.isEmpty && records.capacity >= 3)
-            #expect(records.withUnsafeBufferPointer { $0.baseAddress } != handed)
+            ])
+            let handed = batch.withUnsafeBufferPointer { $0.baseAddress }
+            #expect(journal.record(takingFrom: batch, session: bus.session) == .accepted)
+            #expect(batch.isEmpty && batch.capacity >= 3)
+            #expect(batch.withUnsafeBufferPointer { $0.baseAddress } != handed)
             try journal.flush()
             #expect(try lines(journal.path, "SELECT event_id, result FROM event_history WHERE event_id = \(id.rawValue)")
                 == ["\(id.rawValue)|unhandled"])

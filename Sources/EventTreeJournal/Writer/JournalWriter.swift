@@ -36,7 +36,7 @@ final class JournalWriter: @unchecked Sendable {
     /// (settled): the others arrived since the writer last took batches.
     private var settledPending = 0
     /// Emptied buffers of committed batches, handed back to raises (guarded by `lock`).
-    @exclusivity(unchecked) private var recycled: [[FactRecord]] = []
+    @exclusivity(unchecked) private var recycled: [RecordBatch] = []
     /// The room of the kept buffers, in records: at most ``recycledLimit``.
     private var recycledRoom = 0
     /// As much room as the batches in flight while raisers are paced to the writer take: a
@@ -129,31 +129,45 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Raising threads
 
-    /// Appends a batch, leaving `records` empty. Blocks while the buffer is full or the
+    /// Appends the records of an array as a batch, leaving `records` empty (see the
+    /// overload that takes a ``RecordBatch``).
+    @discardableResult
+    func enqueue(
+        _ records: inout [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false
+    ) -> RecordingStatus {
+        guard !records.isEmpty else { return .accepted }
+        let batch = RecordBatch(records: records)
+        records.removeAll(keepingCapacity: true)
+        return enqueue(batch, session: session, thread: thread, isChange: isChange)
+    }
+
+    /// Appends the records of `batch` as a batch. Blocks while the buffer is full or the
     /// unwritten backlog is over its bound (policy `block`); in durable mode, waits for the
     /// batch's commit, at most `options.durableTimeout`. A change to shared state
     /// (`isChange`) never waits: it is small, and its batch is committed no later than any
     /// batch enqueued after it.
     ///
     /// - Parameters:
-    ///   - records: The batch; on return, a committed batch's emptied buffer when
-    ///     `handsBackBuffer` and the writer has one (taken under the same lock), else empty.
+    ///   - batch: The records. With `handsBackBuffer`, `batch` is empty on return, with the
+    ///     room of a committed batch when the writer has one (taken under the same lock);
+    ///     without, the writer may keep the object itself.
     /// - Returns: What became of the batch.
     @discardableResult
     func enqueue(
-        _ records: inout [FactRecord], session: SessionID, thread: Int? = nil, isChange: Bool = false,
+        _ batch: RecordBatch, session: SessionID, thread: Int? = nil, isChange: Bool = false,
         handsBackBuffer: Bool = false
     ) -> RecordingStatus {
-        // The first seq read in place: copying the first record would retain its event.
-        guard !records.isEmpty else { return .accepted }
-        let first = records[0].seq
-        let count = records.count
-        // A batch not kept is emptied once the lock is released (its events' values may
+        // The seqs read in place: copying a record would retain its event.
+        guard !batch.isEmpty else { return .accepted }
+        let first = batch[0].seq
+        let count = batch.count
+        // A batch not taken is emptied once the lock is released (its events' values may
         // run code as they go).
-        defer { if !records.isEmpty { records.removeAll(keepingCapacity: handsBackBuffer) } }
+        var isTaken = false
+        defer { if !isTaken { batch.removeAll() } }
         // Records numbered by another sequence would be written but never chained (the
         // writer chains what its sequence has settled), and their ids issued again.
-        let last = records[count - 1].seq
+        let last = batch[count - 1].seq
         guard last < sequence.peek else { return refuseForeign(count, last: last) }
         lock.lock()
         defer { lock.unlock() }
@@ -176,13 +190,21 @@ final class JournalWriter: @unchecked Sendable {
         let ticket = nextTicket
         nextTicket += 1
         let wasEmpty = pending.isEmpty
-        var batch: [FactRecord] = []
-        if handsBackBuffer, let buffer = recycled.popLast() {
-            recycledRoom -= buffer.capacity
-            batch = buffer
+        var records = batch
+        if handsBackBuffer {
+            // The records move to a committed batch (or, when none is kept, a new one), whose
+            // room `batch` takes: the raise's batch stays its thread's alone.
+            if let emptied = recycled.popLast() {
+                let room = emptied.capacity
+                recycledRoom -= room
+                records = emptied
+            } else {
+                records = RecordBatch(capacity: 1)
+            }
+            records.exchangeContents(with: batch)
         }
-        swap(&batch, &records)
-        pending.append(PendingBatch(records: consume batch, session: session, ticket: ticket, thread: thread))
+        isTaken = true
+        pending.append(PendingBatch(records: records, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
@@ -326,17 +348,17 @@ final class JournalWriter: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Keeps the committed batches' buffers, emptied (the records are released here, on
-    /// the writer's thread), for ``enqueue(_:session:thread:isChange:handsBackBuffer:)`` to
-    /// hand back to raises. Called with the lock held.
-    private func recycle(_ batches: inout [PendingBatch]) {
-        for index in batches.indices where recycledRoom < recycledLimit {
-            var records: [FactRecord] = []
-            swap(&records, &batches[index].records)
-            guard records.capacity <= Self.recycledCapacity else { continue }
-            records.removeAll(keepingCapacity: true)
-            recycledRoom += records.capacity
-            recycled.append(records)
+    /// Keeps the committed batches, emptied (the records are released here, on the writer's
+    /// thread), for ``enqueue(_:session:thread:isChange:handsBackBuffer:)`` to hand their
+    /// room back to raises. Called with the lock held.
+    private func recycle(_ batches: [PendingBatch]) {
+        for batch in batches where recycledRoom < recycledLimit {
+            guard batch.records.capacity <= Self.recycledCapacity else { continue }
+            let emptied = batch.records
+            emptied.removeAll()
+            let room = emptied.capacity
+            recycledRoom += room
+            recycled.append(emptied)
         }
     }
 
@@ -436,8 +458,9 @@ final class JournalWriter: @unchecked Sendable {
         }
         pending.removeFirst(taken)
         settledPending -= taken
-        unrecorded += batches.reduce(0) { $0 + ($1.refusal != nil ? $1.records.count : 0) }
-        recycle(&batches)
+        let refused = batches.reduce(0) { $0 + ($1.refusal != nil ? $1.records.count : 0) }
+        unrecorded += refused
+        recycle(batches)
         pendingRecords -= count
         if publishing { countsPublished = monotonicNanoseconds() }
         oldestPending = pending.isEmpty ? nil : monotonicNanoseconds()

@@ -2,8 +2,9 @@ import EventTree
 
 /// Records handed over in one recorder call: written in one transaction, never split.
 struct PendingBatch: Sendable {
-    /// Taken out once committed, to be handed back to a raise (see `JournalWriter.recycle`).
-    var records: [FactRecord]
+    /// Emptied once committed, its room to be handed back to a raise (see
+    /// `JournalWriter.recycle`).
+    var records: RecordBatch
     let session: SessionID
     let ticket: Int
     /// The number of the thread that raised them (see `RaisingThread`); `nil` for changes
