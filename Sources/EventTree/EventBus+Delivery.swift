@@ -117,9 +117,9 @@ extension EventBus {
         }
         var recording = RecordingStatus.notRecorded
         if delivery.batch != nil {
-            if delivery.isOutermost, let recorder {
+            if delivery.isOutermost, isRecorded {
                 let count = delivery.batch!.count
-                recording = handOver(delivery.batch!, to: recorder, stack: stack)
+                recording = handOver(delivery.batch!, stack: stack)
                 // The batch, holding the buffer the recorder handed back, for this thread's
                 // next outermost raise (unless something else still holds it).
                 // Moved there: the delivery, which ends, has no more use for it.
@@ -131,14 +131,15 @@ extension EventBus {
         return delivery.result(status, recording: recording)
     }
 
-    /// Hands an outermost raise's records to `recorder`: the batch itself to a recorder that
-    /// takes batches; otherwise the records moved into the array `stack` keeps for this
+    /// Hands an outermost raise's records to the recorder: the batch itself to a recorder
+    /// that takes batches; otherwise the records moved into the array `stack` keeps for this
     /// thread's raises, which keeps the buffer the recorder hands back.
-    private func handOver(_ batch: RecordBatch, to recorder: any Recorder, stack: DeliveryStack) -> RecordingStatus {
+    @inline(__always)
+    private func handOver(_ batch: RecordBatch, stack: DeliveryStack) -> RecordingStatus {
         if let batchRecorder { return batchRecorder.record(takingFrom: batch, session: session) }
         var records = stack.spareRecords.take() ?? []
         batch.moveAll(appendingTo: &records)
-        let status = recorder.record(emptying: &records, session: session)
+        let status = recorder!.record(emptying: &records, session: session)
         stack.spareRecords = consume records
         return status
     }

@@ -26,8 +26,9 @@ public final class EventBus: @unchecked Sendable {
     let sequence: SequenceCounter
     let recorder: (any Recorder)?
     /// `recorder`, when it takes a raise's records as a batch (a journal): asked once here
-    /// rather than cast on every raise.
-    let batchRecorder: (any BatchRecorder)?
+    /// rather than cast on every raise. Unowned: `recorder` holds it (and a raise calls it
+    /// without retaining it).
+    unowned(unsafe) let batchRecorder: (any BatchRecorder)?
     /// Whether `recorder` is set (read on every raise; cheaper than the optional existential).
     let isRecorded: Bool
     /// Where recorded times come from.

@@ -190,21 +190,23 @@ final class JournalWriter: @unchecked Sendable {
         let ticket = nextTicket
         nextTicket += 1
         let wasEmpty = pending.isEmpty
-        var records = batch
+        isTaken = true
         if handsBackBuffer {
             // The records move to a committed batch (or, when none is kept, a new one), whose
             // room `batch` takes: the raise's batch stays its thread's alone.
+            let carrier: RecordBatch
             if let emptied = recycled.popLast() {
                 let room = emptied.capacity
                 recycledRoom -= room
-                records = emptied
+                carrier = emptied
             } else {
-                records = RecordBatch(capacity: 1)
+                carrier = RecordBatch(capacity: 1)
             }
-            records.exchangeContents(with: batch)
+            carrier.exchangeContents(with: batch)
+            pending.append(PendingBatch(records: carrier, session: session, ticket: ticket, thread: thread))
+        } else {
+            pending.append(PendingBatch(records: batch, session: session, ticket: ticket, thread: thread))
         }
-        isTaken = true
-        pending.append(PendingBatch(records: records, session: session, ticket: ticket, thread: thread))
         pendingRecords += count
         failure?.waited += count
         if oldestPending == nil { oldestPending = monotonicNanoseconds() }
