@@ -238,6 +238,8 @@ final class RowWriter {
     /// The text of a call's error or answer, read in place: most calls have none, and
     /// binding the detail with the call would copy and destroy it for every call.
     private static func detailText(of record: UnsafePointer<FactRecord>) -> String? {
+        // Asked first without binding it: bound, even an absent detail is copied (a call).
+        if case .handlerCalled(_, nil) = record.pointee.fact { return nil }
         guard case .handlerCalled(_, let detail?) = record.pointee.fact else { return nil }
         return detail.text
     }
