@@ -38,8 +38,9 @@ final class DeliveryStack {
     /// buffer the recorder handed back: the next outermost raise reuses both.
     private var spareBatch: RecordBatch?
     /// The buffer a recorder that takes arrays handed back (see ``Recorder/record(emptying:session:)``),
-    /// for this thread's next raise recorded there.
-    var spareRecords: [FactRecord]?
+    /// for this thread's next raise recorded there. Used by its own thread only, so the
+    /// per-access exclusivity check is left out.
+    @exclusivity(unchecked) var spareRecords: [FactRecord]?
     /// How many records the batch this thread handed over last held: what the next one is
     /// likely to hold.
     private var spareRecordCount = 0
