@@ -5,8 +5,7 @@
 /// Within the package only: a bus hands a batch to its recorder this way when the recorder
 /// is one, and as an array through ``Recorder/record(emptying:session:)`` otherwise.
 package protocol BatchRecorder: Recorder {
-    /// Takes the records in `batch`, as ``Recorder/record(_:session:)`` takes an array's.
-    /// `batch` is left empty, or (when the recorder kept the object itself, and then holds
-    /// a reference to it) must not be used again.
+    /// Takes the records in `batch`, as ``Recorder/record(_:session:)`` takes an array's,
+    /// leaving `batch` empty (records taken or not), with room for the thread's next raise.
     func record(takingFrom batch: RecordBatch, session: SessionID) -> RecordingStatus
 }
