@@ -242,9 +242,7 @@ struct Delivery {
 
     /// Where `entry` acts in a step of `phase`.
     private static func site(_ entry: HandlerEntry, _ phase: Phase) -> HandlerSite {
-        HandlerSite(
-            handler: entry.id, label: entry.registration.label, fileID: entry.registration.fileID,
-            line: entry.registration.line, node: entry.core.id, phase: phase)
+        HandlerSite(registration: entry.registration, phase: phase)
     }
 
     /// Applies what a call returned; returns the raise that must run before the route goes on.

@@ -4,10 +4,10 @@
 /// route; otherwise ``failed(_:)`` when any call failed (naming the first); otherwise
 /// ``unanswered`` for a request; otherwise ``delivered`` when some handler acted and
 /// ``unhandled`` when none did.
-// Indirect: a status is one word, a case's handler boxed, so copying or destroying one
-// is a retain or a release at most rather than a switch over three payloads (a raise
-// copies its status into its end record and its result).
-public indirect enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
+// Small: a handler's site is two words, so a status is copied and destroyed cheaply and
+// naming the consuming or answering handler allocates nothing. Only a failure, which
+// carries its message, is boxed.
+public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     /// Some handler acted and none stopped the route.
     case delivered
     /// A handler consumed the event (or converted the error).
@@ -19,7 +19,7 @@ public indirect enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     /// No handler acted: a dead letter (or, for an error, an unhandled error).
     case unhandled
     /// A handler threw; this is the first failure.
-    case failed(HandlerFailure)
+    indirect case failed(HandlerFailure)
 
     /// The case, without its handler.
     public var kind: Kind {
