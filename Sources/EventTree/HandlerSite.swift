@@ -42,7 +42,7 @@ public struct HandlerSite: Sendable, Hashable, CustomStringConvertible {
             && lhs.label == rhs.label && lhs.fileID == rhs.fileID
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes the values `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(handler)
         hasher.combine(node)
