@@ -269,6 +269,39 @@ private final class Hoarder: Event, @unchecked Sendable {
         #expect(try PayloadEncoder.json("\u{0}\u{1f}\"\\/") == #""\u0000\u001f\"\\/""#)
     }
 
+    @Test func stringsAndKeysAreEscapedByteByByteAndReadBack() throws {
+        // Runs that need no escape between ones that do, at either end, multi-byte
+        // characters, every control character, and keys that need escaping too.
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        let strings = [
+            "", "plain", "\"", "\\", "tab\there", "line\nbreak\r", "\"quoted\" and \\back\\", "ünïcødé 🎉 text",
+            "\u{7}bell", "ends with \\", "a/b", controls, String(repeating: "long run ", count: 40) + "\n",
+        ]
+        // The rule, one byte at a time: `"`, `\` and the control characters escaped (the
+        // usual three by letter, the others as \u00XX), everything else as it is.
+        func literal(_ string: String) -> String {
+            var bytes = [UInt8(ascii: "\"")]
+            for byte in string.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), byte]
+                case 0x0A: bytes += Array(#"\n"#.utf8)
+                case 0x0D: bytes += Array(#"\r"#.utf8)
+                case 0x09: bytes += Array(#"\t"#.utf8)
+                case 0..<0x20: bytes += Array(String(format: #"\u%04x"#, Int(byte)).utf8)
+                default: bytes.append(byte)
+                }
+            }
+            return String(decoding: bytes + [UInt8(ascii: "\"")], as: UTF8.self)
+        }
+        for string in strings {
+            #expect(try PayloadEncoder.json(string) == literal(string))
+            #expect(JSONText.quoted(string) == literal(string))
+            #expect(try PayloadEncoder.json(["value": string]) == #"{"value":\#(literal(string))}"#)
+            #expect(try PayloadEncoder.json([string: 1]) == "{\(literal(string)):1}")
+            #expect(try roundTrip([string: string]) == [string: string])
+        }
+    }
+
     @Test func floatingPointNumbersRoundTripBitForBit() throws {
         var state: UInt64 = 0x5EED
         let doubles = (0..<4_000).map { _ in Double(bitPattern: nextRandom(&state)) }.filter(\.isFinite)
@@ -336,9 +369,12 @@ private final class Hoarder: Event, @unchecked Sendable {
         }
         values += values.filter { $0 != .min }.map { -$0 }
         for value in values {
-            var bytes: [UInt8] = [UInt8(ascii: "x")]
-            JSONText.appendDecimal(value, to: &bytes)
-            #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
+            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+                var end = 0
+                JSONText.writeDecimal(value, into: buffer, at: &end)
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
+            }
+            #expect(text == "\(value)")
         }
         #expect(try PayloadEncoder.json([Int.min, -5, 42]) == "[\(Int.min),-5,42]")
     }

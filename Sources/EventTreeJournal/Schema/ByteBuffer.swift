@@ -52,6 +52,14 @@ final class ByteBuffer {
         count += bytes.count
     }
 
+    /// Appends one byte.
+    @inline(__always)
+    func append(byte: UInt8) {
+        if count == capacity { grow(toHold: count + 1) }
+        storage[count] = byte
+        count += 1
+    }
+
     /// Lets `body` write up to `limit` bytes at the end; it returns how many it wrote.
     @inline(__always)
     func write(atMost limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {

@@ -55,7 +55,7 @@ final class RowWriter {
     /// Thread names by number (see `threadName(_:)`).
     @exclusivity(unchecked) private var threadNames: [String?] = []
     /// The payload of the event row being written (one buffer for every row).
-    @exclusivity(unchecked) private var payload: [UInt8] = []
+    private let payload = ByteBuffer(capacity: 256)
     /// The payloads' top-level encoder, reused from one event to the next.
     @exclusivity(unchecked) private var payloadEncoder: TreeEncoder?
     private let insertChain: Statement
@@ -574,7 +574,7 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        Self.writePayloadJSON(raised.payload, into: &payload, encoder: &payloadEncoder)
+        Self.writePayloadJSON(raised.payload, into: payload, encoder: &payloadEncoder)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
@@ -584,7 +584,7 @@ final class RowWriter {
         eventRows.append(raised.kind.rawValue)
         eventRows.append(raised.origin.rawValue)
         eventRows.append(JournalCodes.code(raised.mode))
-        eventRows.append(text: payload)
+        eventRows.append(text: payload.bytes)
         eventRows.append(finishedBack)
         eventRows.append(row.status?.kind.rawValue)
         eventRows.append(raisedMicroseconds)
@@ -600,7 +600,7 @@ final class RowWriter {
             encoder.raise(
                 seq: raised.id.rawValue, session: row.session.rawValue, eventType: raised.typeName,
                 kind: raised.kind.rawValue, origin: raised.origin.rawValue, mode: JournalCodes.code(raised.mode),
-                payload: payload, finishedBack: finishedBack, result: row.status?.kind.rawValue,
+                payload: payload.bytes, finishedBack: finishedBack, result: row.status?.kind.rawValue,
                 raisedMicroseconds: raisedMicroseconds, cause: raised.cause?.rawValue,
                 transformedFrom: raised.transformedFrom?.rawValue, stopHandler: stopHandler, stopNode: site?.node.rawValue,
                 stopPhase: site.map { JournalCodes.code($0.phase) }, message: message, lostCalls: row.lostCalls,
@@ -685,17 +685,18 @@ final class RowWriter {
     /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded, or
     /// the error's description as a JSON string. An event that fails to encode is stored as
     /// a JSON object saying why. `encoder` is the reused top-level encoder.
-    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: inout [UInt8], encoder: inout TreeEncoder?) {
-        bytes.removeAll(keepingCapacity: true)
+    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: ByteBuffer, encoder: inout TreeEncoder?) {
+        bytes.count = 0
         switch payload {
         case .event(let event):
             do {
-                try PayloadEncoder.append(event, to: &bytes, reusing: &encoder)
+                try PayloadEncoder.append(event, to: bytes, reusing: &encoder)
             } catch {
-                bytes.append(contentsOf: ("{\"unencodable\":" + JSONText.quoted("\(error)") + "}").utf8)
+                var text = "{\"unencodable\":" + JSONText.quoted("\(error)") + "}"
+                text.withUTF8 { bytes.append(UnsafeRawBufferPointer($0)) }
             }
         case .error(let error):
-            JSONText.appendQuoted(String(describing: error), to: &bytes)
+            JSONText.appendQuoted(String(describing: error), to: bytes)
         }
     }
 }

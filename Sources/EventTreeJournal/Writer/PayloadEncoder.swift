@@ -31,33 +31,38 @@ package enum PayloadEncoder {
         return bytes
     }
 
-    /// Appends the JSON text of `value` to `bytes`, as UTF-8 (the writer reuses one buffer).
-    /// When encoding throws, `bytes` is as it was.
+    /// Appends the JSON text of `value` to `bytes`, as UTF-8. When encoding throws, `bytes`
+    /// is as it was.
     package static func append<T: Encodable>(_ value: T, to bytes: inout [UInt8]) throws {
         var root: TreeEncoder?
-        try append(value, to: &bytes, reusing: &root)
+        let buffer = ByteBuffer(capacity: 64)
+        try append(value, to: buffer, reusing: &root)
+        bytes.append(contentsOf: buffer.bytes)
     }
 
-    /// Appends the JSON text of `value` to `bytes`, encoding it with `root` (then kept in
+    /// Appends the JSON text of `value` to `buffer`, encoding it with `root` (then kept in
     /// `root` for the next value): the top-level encoder and its object's room are reused
-    /// from one value to the next, unless something else kept a reference to them.
-    static func append<T: Encodable>(_ value: T, to bytes: inout [UInt8], reusing root: inout TreeEncoder?) throws {
+    /// from one value to the next, unless something else kept a reference to them (the
+    /// writer reuses one buffer and one encoder). When encoding throws, nothing is written.
+    static func append<T: Encodable>(_ value: T, to buffer: ByteBuffer, reusing root: inout TreeEncoder?) throws {
         if root == nil || !isKnownUniquelyReferenced(&root!) { root = TreeEncoder(codingPath: []) }
         root!.reset()
         // Through `node(for:)`, not `value.encode(to:)`: a top-level `Data` or `URL` must be
         // written as `JSONEncoder` writes it, not as its own `encode(to:)` would.
         let node = try TreeEncoder.node(for: value, at: [], encoder: root!)
-        node.write(to: &bytes)
+        node.write(to: buffer)
     }
 }
 
 /// A JSON value under construction; containers are classes so that their encoding
 /// containers can keep appending to them.
 enum JSONNode {
-    /// A number, string, `true`, `false` or `null`, as JSON text.
+    /// A number, `true`, `false` or `null`, as JSON text (or a string, quoted).
     case literal(String)
     /// An `Int` (the most common field of an event), written without making its text first.
     case integer(Int)
+    /// A string, quoted as it is written (no quoted copy made first).
+    case string(String)
     /// An object, filled by keyed containers.
     case object(JSONObject)
     /// An array, filled by unkeyed containers.
@@ -69,33 +74,40 @@ enum JSONNode {
     case empty
 
     /// Appends the value's JSON text.
-    func write(to bytes: inout [UInt8]) {
+    func write(to bytes: ByteBuffer) {
         switch self {
-        case .literal(let literal): bytes.append(contentsOf: literal.utf8)
-        case .integer(let value): JSONText.appendDecimal(value, to: &bytes)
-        case .encoder(let encoder): encoder.node.write(to: &bytes)
-        case .empty: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+        case .literal(var literal): literal.withUTF8 { bytes.append(UnsafeRawBufferPointer($0)) }
+        case .integer(let value): bytes.write(atMost: 20) { buffer in
+                var end = 0
+                JSONText.writeDecimal(value, into: buffer, at: &end)
+                return end
+            }
+        case .string(let string): JSONText.appendQuoted(string, to: bytes)
+        case .encoder(let encoder): encoder.node.write(to: bytes)
+        case .empty:
+            bytes.append(byte: UInt8(ascii: "{"))
+            bytes.append(byte: UInt8(ascii: "}"))
         case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
+            bytes.append(byte: UInt8(ascii: "{"))
             // Sorted keys: a dictionary's order varies between runs; the journal's should not.
             // (Sorted in place: the value is encoded, and the object is written once.)
             // By their UTF-8 bytes, as `JSONEncoder` sorts them (Swift's `<` compares
             // canonical equivalents, which puts a key with a combining mark elsewhere).
             if object.fields.count > 1 { object.fields.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
             for index in object.fields.indices {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONText.appendQuoted(object.fields[index].key, to: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                object.fields[index].value.write(to: &bytes)
+                if index > 0 { bytes.append(byte: UInt8(ascii: ",")) }
+                JSONText.appendQuoted(object.fields[index].key, to: bytes)
+                bytes.append(byte: UInt8(ascii: ":"))
+                object.fields[index].value.write(to: bytes)
             }
-            bytes.append(UInt8(ascii: "}"))
+            bytes.append(byte: UInt8(ascii: "}"))
         case .array(let array):
-            bytes.append(UInt8(ascii: "["))
+            bytes.append(byte: UInt8(ascii: "["))
             for index in array.elements.indices {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                array.elements[index].write(to: &bytes)
+                if index > 0 { bytes.append(byte: UInt8(ascii: ",")) }
+                array.elements[index].write(to: bytes)
             }
-            bytes.append(UInt8(ascii: "]"))
+            bytes.append(byte: UInt8(ascii: "]"))
         }
     }
 }
@@ -204,37 +216,66 @@ package enum JSONText {
         8081828384858687888990919293949596979899
         """
 
-    /// Appends `value` in decimal.
-    package static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var end = 0
-            writeDecimal(value, into: digits, at: &end)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[..<end]))
-        }
-    }
-
     /// Appends `string` as a JSON string literal, in UTF-8: `"`, `\\` and the control
     /// characters U+0000 to U+001F are escaped, everything else is copied as is. `/` needs no
     /// escape in JSON and gets none (`JSONEncoder` writes `\/` by default; readers take both),
     /// which keeps URLs and base64 in payloads short and readable in SQL queries.
     package static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: bytes.append(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: quotedLimit(utf8.count)) { buffer in
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writeQuoted(utf8, into: buffer)]))
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
+
+    /// Appends `string` as ``appendQuoted(_:to:)-([UInt8])`` does, in place.
+    static func appendQuoted(_ string: String, to bytes: ByteBuffer) {
+        var string = string
+        string.withUTF8 { utf8 in bytes.write(atMost: quotedLimit(utf8.count)) { writeQuoted(utf8, into: $0) } }
+    }
+
+    /// The most bytes the literal of `count` UTF-8 bytes can take (every byte escaped as
+    /// `\u00XX`, and the quotes).
+    private static func quotedLimit(_ count: Int) -> Int { 6 * count + 2 }
+
+    /// Writes the literal of `utf8` at the start of `buffer` (room for ``quotedLimit(_:)``
+    /// bytes) and returns its length: the runs that need no escape copied whole.
+    private static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let target = buffer.baseAddress!
+        target[0] = UInt8(ascii: "\"")
+        var end = 1
+        var runStart = 0
+        func copyRun(upTo index: Int) {
+            guard index > runStart, let source = utf8.baseAddress else { return }
+            (target + end).update(from: source + runStart, count: index - runStart)
+            end += index - runStart
+        }
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            copyRun(upTo: index)
+            runStart = index + 1
+            target[end] = UInt8(ascii: "\\")
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): target[end + 1] = byte
+            case UInt8(ascii: "\n"): target[end + 1] = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): target[end + 1] = UInt8(ascii: "r")
+            case UInt8(ascii: "\t"): target[end + 1] = UInt8(ascii: "t")
+            default:
+                let hex = hexDigits.utf8Start
+                (target[end + 1], target[end + 2], target[end + 3]) = (UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"))
+                (target[end + 4], target[end + 5]) = (hex[Int(byte >> 4)], hex[Int(byte & 15)])
+                end += 4
+            }
+            end += 2
+        }
+        copyRun(upTo: utf8.count)
+        target[end] = UInt8(ascii: "\"")
+        return end + 1
+    }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// `string` as a JSON string literal.
     package static func quoted(_ string: String) -> String {
@@ -266,7 +307,9 @@ final class TreeEncoder: Encoder {
         }
         node = .empty
         guard isKnownUniquelyReferenced(&object) else { return }
-        object.fields.removeAll(keepingCapacity: true)
+        // One by one: `removeAll(keepingCapacity:)` goes through the generic
+        // `replaceSubrange`, several times the cost for an event's few fields.
+        while !object.fields.isEmpty { object.fields.removeLast() }
         node = .object(object)
     }
 
@@ -308,7 +351,7 @@ final class TreeEncoder: Encoder {
         for value: T, at path: @autoclosure () -> [any CodingKey], encoder: TreeEncoder? = nil
     ) throws -> JSONNode {
         if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
-        if T.self == String.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: String.self))) }
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == Bool.self { return .literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
         if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), at: path()) }
         if T.self == Float.self { return try number(unsafeBitCast(value, to: Float.self), at: path()) }
@@ -321,7 +364,7 @@ final class TreeEncoder: Encoder {
             // Base64 has no character that needs escaping.
             return .literal("\"" + unsafeBitCast(value, to: Data.self).base64EncodedString() + "\"")
         }
-        if T.self == URL.self { return .literal(JSONText.quoted(unsafeBitCast(value, to: URL.self).absoluteString)) }
+        if T.self == URL.self { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
         if T.self == Decimal.self {
             let decimal = unsafeBitCast(value, to: Decimal.self)
             guard !decimal.isNaN else { throw nonFinite(decimal, named: "Decimal.nan", at: path()) }
@@ -375,6 +418,9 @@ final class TreeEncoder: Encoder {
         let codingPath: [any CodingKey]
 
         mutating func encodeNil(forKey key: Key) { object.fields.append((key.stringValue, .literal("null"))) }
+        // The commonest fields without the generic path's type tests.
+        mutating func encode(_ value: Int, forKey key: Key) { object.fields.append((key.stringValue, .integer(value))) }
+        mutating func encode(_ value: String, forKey key: Key) { object.fields.append((key.stringValue, .string(value))) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             object.fields.append((key.stringValue, try TreeEncoder.node(for: value, at: codingPath + [key])))
         }
