@@ -144,6 +144,10 @@ public final class Journal: BatchRecorder {
         try writer.flush()
     }
 
+    /// The bytes the writer's reused buffers hold on to between writes: about 100 KiB,
+    /// whatever the largest record written so far.
+    package var retainedBufferBytes: Int { writer.retainedBufferBytes }
+
     /// Commits what is pending and closes the file. While writes fail it keeps retrying
     /// for at most ``JournalOptions/closeTimeout``. Raises that arrive later (or wait for
     /// room in a full buffer) return `RecordingStatus.dropped(reason:)` and are counted

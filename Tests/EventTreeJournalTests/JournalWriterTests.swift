@@ -52,6 +52,30 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
         }
     }
 
+    @Test func aLargePayloadIsWrittenWholeAndItsBuffersAreGivenBack() async throws {
+        struct Note: Event { let text: String }
+        try await withTemporaryJournal { journal throws in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(Note.self, label: "h") { _, _ in .handled }
+            app.raise(Note(text: "small"))
+            try journal.flush()
+            #expect(journal.retainedBufferBytes < 256 * 1_024)
+            // 4 MiB of text, with a quote and a line break (each escaped) every 64 KiB.
+            let large = String(repeating: String(repeating: "x", count: 65_534) + "\"\n", count: 64)
+            app.raise(Note(text: large))
+            app.raise(Note(text: "small again"))
+            try journal.flush()
+            // Made for the 4 MiB payload (its literal, its row, its chain record), the writer's
+            // buffers would keep several times its size until the journal closes.
+            #expect(journal.retainedBufferBytes < 256 * 1_024)
+            #expect(try lines(journal.path, "SELECT json_extract(payload, '$.text') = 'small' FROM j_events ORDER BY event_id LIMIT 1") == ["1"])
+            #expect(try lines(journal.path, "SELECT length(json_extract(payload, '$.text')) FROM j_events ORDER BY event_id") == ["5", "4194304", "11"])
+            #expect(try lines(journal.path, "SELECT count(*) FROM j_events WHERE json_extract(payload, '$.text') LIKE '%x\"' || char(10) || 'x%'") == ["1"])
+            #expect(try JournalVerifier(journal: journal.path).verify().isIntact)
+        }
+    }
+
     @Test func committedBuffersAreHandedBackEmptyAndKeepNoValueAlive() async throws {
         /// An event holding an object: the object lives exactly as long as someone keeps the event.
         final class Token: Sendable {}

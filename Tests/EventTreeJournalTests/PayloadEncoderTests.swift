@@ -276,6 +276,8 @@ private final class Hoarder: Event, @unchecked Sendable {
         let strings = [
             "", "plain", "\"", "\\", "tab\there", "line\nbreak\r", "\"quoted\" and \\back\\", "ünïcødé 🎉 text",
             "\u{7}bell", "ends with \\", "a/b", controls, String(repeating: "long run ", count: 40) + "\n",
+            // Past 1 KiB, room is made for the literal's exact length rather than for six bytes a byte.
+            String(repeating: "run \"of\" \\ text\u{1}\n\t", count: 100), String(repeating: "é", count: 600) + "\"",
         ]
         // The rule, one byte at a time: `"`, `\` and the control characters escaped (the
         // usual three by letter, the others as \u00XX), everything else as it is.
@@ -293,7 +295,8 @@ private final class Hoarder: Event, @unchecked Sendable {
             }
             return String(decoding: bytes + [UInt8(ascii: "\"")], as: UTF8.self)
         }
-        for string in strings {
+        for var string in strings {
+            #expect(string.withUTF8(JSONText.quotedLength) == literal(string).utf8.count)
             #expect(try PayloadEncoder.json(string) == literal(string))
             #expect(JSONText.quoted(string) == literal(string))
             #expect(try PayloadEncoder.json(["value": string]) == #"{"value":\#(literal(string))}"#)

@@ -4,7 +4,12 @@
 /// unique before writing (``makeUnique(_:)``), to keep value semantics.
 final class ByteBuffer {
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var capacity: Int
+    /// The most a buffer reused for every row keeps between writes (see
+    /// ``empty(keepingAtMost:)``): far above the usual record, far below a large payload.
+    static let keptCapacity = 1 << 16
+
+    /// How many bytes fit before the storage grows.
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// How many bytes are written (set it lower to drop the last ones).
     @exclusivity(unchecked) var count = 0
 
@@ -34,6 +39,17 @@ final class ByteBuffer {
         copy.storage.initialize(from: storage, count: count)
         copy.count = count
         return copy
+    }
+
+    /// Empties the buffer, and gives its storage back when it grew past `limit` bytes
+    /// (for an unusually large value), starting over with room for `limit`: a buffer reused
+    /// for every row does not keep the size of the largest one for good.
+    func empty(keepingAtMost limit: Int) {
+        count = 0
+        guard capacity > limit else { return }
+        storage.deallocate()
+        capacity = max(1, limit)
+        storage = .allocate(capacity: capacity)
     }
 
     /// Trades contents with `other`.

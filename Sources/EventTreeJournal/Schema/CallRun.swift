@@ -44,6 +44,9 @@ final class CallRun {
     /// The row's `calls` text so far (without its closing bracket while open).
     private let text = ByteBuffer(capacity: 512)
 
+    /// The bytes kept for the row's text.
+    var textCapacity: Int { text.capacity }
+
     /// Whether the run has no call.
     var isEmpty: Bool { firstSeq == 0 }
 
@@ -126,6 +129,12 @@ final class CallRun {
         swap(&lastSeq, &other.lastSeq)
         swap(&count, &other.count)
         text.exchange(with: other.text)
+    }
+
+    /// Gives back what an unusually long run made its text buffer grow past
+    /// `ByteBuffer.keptCapacity` (the run must be closed or discarded).
+    func releaseExcess() {
+        text.empty(keepingAtMost: ByteBuffer.keptCapacity)
     }
 
     /// Forgets the calls added since the run was last closed.

@@ -17,7 +17,8 @@ package final class ChainEncoder {
     /// Storage written byte by byte (a plain buffer: no copy-on-write check per byte; the
     /// encoder is used by one thread), grown as needed.
     private var storage: UnsafeMutablePointer<UInt8>
-    private var capacity = 256
+    /// How many bytes fit before the storage grows.
+    private(set) var capacity = 256
     private var count = 0
     /// Whether to encode at all (a journal that does not chain skips the work).
     package let isEnabled: Bool
@@ -34,6 +35,16 @@ package final class ChainEncoder {
 
     deinit {
         storage.deallocate()
+    }
+
+    /// Gives back the storage an unusually large record made grow past
+    /// `ByteBuffer.keptCapacity` (the record just encoded is then gone).
+    func releaseExcess() {
+        guard capacity > ByteBuffer.keptCapacity else { return }
+        storage.deallocate()
+        capacity = 256
+        storage = .allocate(capacity: capacity)
+        count = 0
     }
 
     /// The bytes of the record just encoded, valid until the next record is encoded.

@@ -155,6 +155,7 @@ final class RowWriter {
         settledBelow: Int, closing: Bool = false
     ) throws(SQLiteError) {
         let saved = model
+        defer { releaseExcessBuffers() }
         do {
             try begin.run()
             var publish = publishingCounts
@@ -231,6 +232,20 @@ final class RowWriter {
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Gives back what the reused buffers took for an unusually large record (a payload of
+    /// megabytes), so that the writer does not keep the size of the largest one for good.
+    private func releaseExcessBuffers() {
+        payload.empty(keepingAtMost: ByteBuffer.keptCapacity)
+        encoder.releaseExcess()
+        run.releaseExcess()
+    }
+
+    /// The bytes the writer's reused buffers hold on to between writes.
+    var retainedBufferBytes: Int {
+        payload.capacity + encoder.capacity + eventRows.textCapacity + runRows.textCapacity + model.unchained.capacity
+            + run.textCapacity
     }
 
     // MARK: Facts to rows

@@ -303,6 +303,15 @@ final class JournalWriter: @unchecked Sendable {
         }
     }
 
+    /// The bytes the writer's reused buffers hold on to between writes (read once no
+    /// write is under way: the writer thread cannot start one while the lock is held).
+    var retainedBufferBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        while isWriting { progress.wait(lock) }
+        return rows?.retainedBufferBytes ?? 0
+    }
+
     /// Commits what is pending, retrying failed writes for at most `options.closeTimeout`,
     /// then stops the writer thread and closes the connection. Raisers waiting for room are
     /// released: their records are counted as unrecorded.

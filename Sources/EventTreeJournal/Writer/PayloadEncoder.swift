@@ -223,7 +223,7 @@ package enum JSONText {
     package static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         var string = string
         string.withUTF8 { utf8 in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: quotedLimit(utf8.count)) { buffer in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: quotedRoom(utf8)) { buffer in
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writeQuoted(utf8, into: buffer)]))
             }
         }
@@ -232,14 +232,32 @@ package enum JSONText {
     /// Appends `string` as ``appendQuoted(_:to:)-([UInt8])`` does, in place.
     static func appendQuoted(_ string: String, to bytes: ByteBuffer) {
         var string = string
-        string.withUTF8 { utf8 in bytes.write(atMost: quotedLimit(utf8.count)) { writeQuoted(utf8, into: $0) } }
+        string.withUTF8 { utf8 in bytes.write(atMost: quotedRoom(utf8)) { writeQuoted(utf8, into: $0) } }
     }
 
-    /// The most bytes the literal of `count` UTF-8 bytes can take (every byte escaped as
-    /// `\u00XX`, and the quotes).
-    private static func quotedLimit(_ count: Int) -> Int { 6 * count + 2 }
+    /// Room for the literal of `utf8`: for a short string, the most its literal can take
+    /// (every byte escaped as `\u00XX`, and the quotes), which costs no pass over it; for a
+    /// longer one, its literal's exact length, so that a string of megabytes does not take
+    /// six times its size (in a buffer that may be kept).
+    @inline(__always)
+    static func quotedRoom(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        utf8.count <= 1_024 ? 6 * utf8.count + 2 : quotedLength(utf8)
+    }
 
-    /// Writes the literal of `utf8` at the start of `buffer` (room for ``quotedLimit(_:)``
+    /// The exact length of the literal of `utf8`: the quotes, each byte, and what each
+    /// escape adds (one byte for the two-byte escapes, five for `\u00XX`).
+    package static func quotedLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var length = utf8.count + 2
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): length += 1
+            default: length += 5
+            }
+        }
+        return length
+    }
+
+    /// Writes the literal of `utf8` at the start of `buffer` (room for ``quotedRoom(_:)``
     /// bytes) and returns its length: the runs that need no escape copied whole.
     private static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let target = buffer.baseAddress!

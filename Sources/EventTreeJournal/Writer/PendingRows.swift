@@ -77,8 +77,12 @@ final class PendingRows {
     /// Forgets the rows waiting (their transaction is rolled back).
     func discard() {
         values.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
+        // (Unless a large text made them grow: see `ByteBuffer.keptCapacity`.)
+        bytes.removeAll(keepingCapacity: bytes.capacity <= ByteBuffer.keptCapacity)
     }
+
+    /// The bytes kept for texts.
+    var textCapacity: Int { bytes.capacity }
 
     /// Binds the values at `positions` to `statement`'s parameters, in order.
     private func bind(_ positions: Range<Int>, to statement: borrowing Statement) throws(SQLiteError) {

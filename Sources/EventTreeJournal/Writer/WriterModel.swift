@@ -72,6 +72,9 @@ struct UnchainedRecords {
     /// The bytes of the records' frames.
     var byteCount: Int { bytes.count }
 
+    /// The bytes kept for frames.
+    var capacity: Int { bytes.capacity }
+
     /// Keeps a record, its entry in seq order (a raise's record, written when the raise
     /// finishes, goes back before its calls; its frame goes at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
@@ -113,7 +116,12 @@ struct UnchainedRecords {
         }
         guard readyCount < entries.count else {
             // All taken (the usual case): the buffers keep their capacity for the next ones.
-            if isKnownUniquelyReferenced(&bytes) { bytes.count = 0 } else { bytes = ByteBuffer(capacity: 1_024) }
+            // (A buffer that a large record made grow is not kept: see `ByteBuffer.keptCapacity`.)
+            if isKnownUniquelyReferenced(&bytes), bytes.capacity <= ByteBuffer.keptCapacity {
+                bytes.count = 0
+            } else {
+                bytes = ByteBuffer(capacity: 1_024)
+            }
             entries.removeAll(keepingCapacity: true)
             return result
         }
