@@ -41,16 +41,21 @@ import Testing
             return [first, second]
         }
         // Kept out of order (as a raise's record is kept after its calls): the frames are
-        // hashed in seq order all the same, in several spans.
-        var kept = UnchainedRecords()
-        for (seq, record) in records.enumerated().reversed() { kept.append(seq: seq + 1, record) }
-        var together = CheckpointHasher(after: .start, rule: rule, expectedBytes: 0)
-        var tags = [UInt8](repeating: 0, count: 2 * records.count)
-        try kept.take(below: .max) { entries, storage in
-            tags.withUnsafeMutableBufferPointer { tags in together.add(kept: entries, in: storage, tags: tags.baseAddress!) }
+        // hashed in seq order all the same, in several spans. Kept in order: one span,
+        // whose frames are walked one by one.
+        for inOrder in [false, true] {
+            var kept = UnchainedRecords()
+            let numbered = Array(records.enumerated())
+            for (seq, record) in inOrder ? numbered : numbered.reversed() { kept.append(seq: seq + 1, record) }
+            #expect(kept.entries.count == (inOrder ? 1 : records.count))
+            var together = CheckpointHasher(after: .start, rule: rule, expectedBytes: 0)
+            var tags = [UInt8](repeating: 0, count: 2 * records.count)
+            try kept.take(below: .max) { entries, storage in
+                tags.withUnsafeMutableBufferPointer { tags in together.add(kept: entries, in: storage, tags: tags.baseAddress!) }
+            }
+            #expect(tags == singleTags)
+            #expect(together.finish().value == Self.expectedHash(after: .start, records))
         }
-        #expect(tags == singleTags)
-        #expect(together.finish().value == Self.expectedHash(after: .start, records))
     }
 
     /// Rule 3's tags, written out plainly from the rule's text.
@@ -127,11 +132,15 @@ import Testing
         records.append(seq: 12, [12])
         // A raise's record comes after its calls but goes before them.
         records.append(seq: 10, [10, 10, 10])
+        // 11 and 12 follow one another, in seq and in the buffer: one span; 10 is one of its own.
+        #expect(records.entries.map { [$0.seq, $0.lastSeq] } == [[10, 10], [11, 12]])
+        // The span holds records on both sides of 12: split.
         let taken = try Self.take(&records, below: 12)
         #expect(taken.map(\.0) == [10, 11])
         #expect(taken.map(\.1) == [[10, 10, 10], [11, 11]])
         #expect(records.entries.map(\.seq) == [12])
         records.append(seq: 13, [13, 13])
+        #expect(records.entries.map { [$0.seq, $0.lastSeq] } == [[12, 13]])
 
         // A copy (the writer's model before a transaction) keeps what it had, as it was,
         // though the original took everything and wrote new bytes where the old ones were.
@@ -140,20 +149,30 @@ import Testing
         records.append(seq: 20, [20, 20, 20, 20, 20, 20])
         var restored = saved
         restored.append(seq: 14, [14])
+        // A gap in the seqs starts a new span.
+        restored.append(seq: 16, [16, 16])
+        #expect(restored.entries.map { [$0.seq, $0.lastSeq] } == [[12, 14], [16, 16]])
         let fromCopy = try Self.take(&restored, below: .max)
-        #expect(fromCopy.map(\.0) == [12, 13, 14])
-        #expect(fromCopy.map(\.1) == [[12], [13, 13], [14]])
+        #expect(fromCopy.map(\.0) == [12, 13, 14, 16])
+        #expect(fromCopy.map(\.1) == [[12], [13, 13], [14], [16, 16]])
         #expect(restored.isEmpty)
         let remaining = try Self.take(&records, below: .max)
         #expect(remaining.map(\.1) == [[20, 20, 20, 20, 20, 20]])
         #expect(try Self.take(&records, below: .max).isEmpty)
     }
 
-    /// The records `records.take(below:)` takes out, as seqs and bytes (their frames
-    /// without the one-byte length these short records have).
+    /// The records `records.take(below:)` takes out, as seqs and bytes (the frames of each
+    /// span, one after another, without the one-byte length these short records have).
     private static func take(_ records: inout UnchainedRecords, below seq: Int) throws -> [(Int, [UInt8])] {
         try records.take(below: seq) { entries, storage in
-            entries.map { ($0.seq, Array(storage[($0.start + 1)..<($0.start + $0.count)])) }
+            entries.flatMap { entry in
+                var at = entry.start
+                return (entry.seq...entry.lastSeq).map { seq in
+                    let length = Int(storage[at])
+                    defer { at += 1 + length }
+                    return (seq, Array(storage[(at + 1)..<(at + 1 + length)]))
+                }
+            }
         } ?? []
     }
 }

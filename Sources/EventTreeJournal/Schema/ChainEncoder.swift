@@ -296,22 +296,38 @@ package final class ChainEncoder {
         seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?, detail: String?
     ) {
         guard isEnabled else { return }
-        start(.call, seq: seq)
-        // The four integers at once: after the kind and seq (at most 11 bytes), the room
-        // (never below 256 bytes) holds them and a detail's tag.
-        var at = count
-        Self.put(int: handler, into: storage, at: &at, dense: isDense)
-        Self.put(int: code, into: storage, at: &at, dense: isDense)
-        Self.put(int: nanoseconds, into: storage, at: &at, dense: isDense)
-        Self.put(int: offsetMicroseconds, into: storage, at: &at)
-        guard let detail else {
-            // Most calls have no detail: its tag (0 for `nil`) fits in the same room.
-            storage[at] = 0
-            count = at + 1
-            return
-        }
-        count = at
+        // The room (never below 256 bytes) holds a call without its detail.
+        count = Self.writeCall(
+            seq: seq, handler: handler, code: code, nanoseconds: nanoseconds, offsetMicroseconds: offsetMicroseconds,
+            dense: isDense, into: storage)
+        guard let detail else { return }
+        // The detail's text in place of the tag for `nil`.
+        count -= 1
         text(detail)
+    }
+
+    /// The most bytes ``writeCall(seq:handler:code:nanoseconds:offsetMicroseconds:dense:into:)``
+    /// writes: the kind, the seq, the four integers and the detail's tag.
+    static let callLimit = 1 + 10 + 3 * 11 + 11 + 1
+
+    /// Writes the record of a call without a detail at `bytes` (room for ``callLimit``
+    /// bytes), in its dense form or not, and returns its length: what ``call(seq:handler:code:nanoseconds:offsetMicroseconds:detail:)``
+    /// encodes, for a writer that keeps it where it is written.
+    @inline(__always)
+    static func writeCall(
+        seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?, dense: Bool,
+        into bytes: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        bytes[0] = Kind.call.rawValue
+        var at = 1
+        put(varint: UInt64(bitPattern: Int64(seq)), into: bytes, at: &at)
+        put(int: handler, into: bytes, at: &at, dense: dense)
+        put(int: code, into: bytes, at: &at, dense: dense)
+        put(int: nanoseconds, into: bytes, at: &at, dense: dense)
+        put(int: offsetMicroseconds, into: bytes, at: &at)
+        // No detail: its tag (0 for `nil`).
+        bytes[at] = 0
+        return at + 1
     }
 
     /// An undelivered step, with the numbers of the handlers whose calls it lost (ascending).

@@ -141,12 +141,32 @@ package struct CheckpointHasher {
         return mixed ^ (mixed >> 32)
     }
 
-    /// Adds, by rule 3, the records kept as `entries` (their frames in `storage`, as
-    /// ``writeFrame(of:into:)`` made them), and stores each one's tag (two bytes) at `tags`:
-    /// what ``add(_:)-(UnsafeRawBufferPointer)`` does for each, with a copy per run of frames
-    /// that follow one another. The digests are taken here, from frames written a while ago:
-    /// taken as a record is kept, each read its bytes back from stores still on their way
-    /// to memory (a stall of a dozen cycles or more per word, most of keeping a record).
+    /// The record in the frame at `offset` of `storage` (as ``writeFrame(of:into:)`` made
+    /// it): where its bytes start, and where the frame ends.
+    @inline(__always)
+    static func record(in storage: UnsafeRawBufferPointer, at offset: Int) -> (start: Int, end: Int) {
+        // The length, a varint: one byte for any record under 128 bytes (every call without
+        // a detail).
+        var at = offset
+        var length = 0
+        var shift = 0
+        while true {
+            let byte = storage.load(fromByteOffset: at, as: UInt8.self)
+            at &+= 1
+            length |= Int(byte & 0x7F) &<< shift
+            if byte < 0x80 { break }
+            shift &+= 7
+        }
+        return (at, at &+ length)
+    }
+
+    /// Adds, by rule 3, the records kept as `entries` (spans of frames in `storage`, as
+    /// ``writeFrame(of:into:)`` made them), and stores each record's tag (two bytes) at
+    /// `tags`: what ``add(_:)-(UnsafeRawBufferPointer)`` does for each, with a copy per run
+    /// of frames that follow one another. The digests are taken here, from frames written a
+    /// while ago: taken as a record is kept, each read its bytes back from stores still on
+    /// their way to memory (a stall of a dozen cycles or more per word, most of keeping a
+    /// record).
     mutating func add(
         kept entries: UnsafeBufferPointer<UnchainedRecords.Entry>, in storage: UnsafeRawBufferPointer,
         tags: UnsafeMutablePointer<UInt8>
@@ -157,17 +177,23 @@ package struct CheckpointHasher {
         var state = tagState
         var spanStart = 0
         var spanEnd = 0
-        for index in entries.indices {
-            let entry = entries[index]
-            let record = base + (entry.start &+ entry.count &- entry.recordCount)
-            state = Self.tag(state, Self.digest(of: record, count: entry.recordCount))
-            tags[2 * index] = UInt8(truncatingIfNeeded: state)
-            tags[2 * index + 1] = UInt8(truncatingIfNeeded: state >> 8)
+        var tag = tags
+        for entry in entries {
+            let end = entry.start &+ entry.count
+            var at = entry.start
+            while at < end {
+                let record = Self.record(in: storage, at: at)
+                state = Self.tag(state, Self.digest(of: base + record.start, count: record.end &- record.start))
+                tag[0] = UInt8(truncatingIfNeeded: state)
+                tag[1] = UInt8(truncatingIfNeeded: state >> 8)
+                tag += 2
+                at = record.end
+            }
             if entry.start != spanEnd {
                 hash(UnsafeRawBufferPointer(rebasing: storage[spanStart..<spanEnd]))
                 spanStart = entry.start
             }
-            spanEnd = entry.start + entry.count
+            spanEnd = end
         }
         hash(UnsafeRawBufferPointer(rebasing: storage[spanStart..<spanEnd]))
         tagState = state

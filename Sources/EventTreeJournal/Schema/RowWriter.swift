@@ -288,10 +288,20 @@ final class RowWriter {
                 try insertDetail.bind(detail, at: 2)
                 try insertDetail.run()
             }
-            encoder.call(
-                seq: seq, handler: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset,
-                detail: detail)
-            keepForChain(seq)
+            if detail == nil && encoder.isEnabled {
+                // Most calls: the record written where it is kept.
+                let dense = encoder.isDense
+                model.unchained.append(seq: seq, atMost: ChainEncoder.callLimit) { bytes in
+                    ChainEncoder.writeCall(
+                        seq: seq, handler: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset,
+                        dense: dense, into: bytes)
+                }
+            } else {
+                encoder.call(
+                    seq: seq, handler: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset,
+                    detail: detail)
+                keepForChain(seq)
+            }
         case .raised(let raised):
             count.events += 1
             if let thread {
@@ -491,11 +501,12 @@ final class RowWriter {
         var hasher = CheckpointHasher(
             after: model.chainHead, rule: .perCheckpointWords, expectedBytes: model.unchained.byteCount)
         let taken = try model.unchained.take(below: settledBelow) { entries, storage in
-            let tags = [UInt8](unsafeUninitializedCapacity: 2 * entries.count) { buffer, initialized in
+            let records = entries.reduce(0) { $0 + $1.records }
+            let tags = [UInt8](unsafeUninitializedCapacity: 2 * records) { buffer, initialized in
                 hasher.add(kept: entries, in: storage, tags: buffer.baseAddress!)
-                initialized = 2 * entries.count
+                initialized = 2 * records
             }
-            return (tags: tags, last: entries[entries.count - 1].seq)
+            return (tags: tags, last: entries[entries.count - 1].lastSeq)
         }
         guard let (tags, last) = taken else { return }
         let head = hasher.finish()

@@ -52,20 +52,33 @@ struct WriterModel {
 /// Records written but not chained yet, each kept as its frame (its length and bytes, as
 /// the chain hashes it), in one buffer (no allocation per record); their digests are taken
 /// when they are chained (``CheckpointHasher/add(kept:in:tags:)``).
+///
+/// Records kept one after another whose seqs follow one another (each the one before plus
+/// one: most of a raise's calls) share one entry, a *span*: keeping a call extends it
+/// rather than adding an entry, and chaining walks its frames.
 struct UnchainedRecords {
-    /// A kept record: its seq, where its frame is in the buffer, and its record's length
-    /// (the frame's last bytes).
+    /// A span of kept records: the seqs `seq...lastSeq`, one record each, their frames the
+    /// `count` bytes at `start` in the buffer, one after another.
     struct Entry {
         var seq: Int
+        var lastSeq: Int
         var start: Int
         var count: Int
-        var recordCount: Int
+
+        /// How many records it holds.
+        var records: Int { lastSeq &- seq &+ 1 }
     }
 
     /// The records' frames, one after the other. Copied before a write when shared: the
     /// writer's model is a value, which a failed transaction restores.
     private var bytes = ByteBuffer(capacity: 1_024)
+    /// The spans, in seq order (their seqs never overlap).
     private(set) var entries: [Entry] = []
+
+    /// The most the frames' buffer keeps once every record is chained: a transaction's
+    /// records (thousands) need far more than one row's buffer, but a buffer that a record
+    /// of megabytes made grow is not kept.
+    static let keptCapacity = 1 << 20
 
     var isEmpty: Bool { entries.isEmpty }
 
@@ -75,22 +88,56 @@ struct UnchainedRecords {
     /// The bytes kept for frames.
     var capacity: Int { bytes.capacity }
 
-    /// Keeps a record, its entry in seq order (a raise's record, written when the raise
-    /// finishes, goes back before its calls; its frame goes at the end all the same).
+    /// Keeps a record, in seq order (a raise's record, written when the raise finishes, goes
+    /// back before its calls; its frame goes at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
         ByteBuffer.makeUnique(&bytes)
         let start = bytes.count
         bytes.write(atMost: 18 + record.count) { CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: $0) }
-        keep(Entry(seq: seq, start: start, count: bytes.count - start, recordCount: record.count))
+        keep(seq: seq, start: start, count: bytes.count - start)
+    }
+
+    /// Keeps the record of `seq` that `write` writes at the pointer it gets (room for `limit`
+    /// bytes, at most 127) and whose length it returns: written where it is kept, in its
+    /// frame, rather than copied there.
+    @inline(__always)
+    mutating func append(seq: Int, atMost limit: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        assert(limit < 128, "a frame's length is one byte below 128")
+        ByteBuffer.makeUnique(&bytes)
+        let start = bytes.count
+        bytes.write(atMost: 1 + limit + 8) { buffer in
+            let frame = buffer.baseAddress!
+            let length = write(frame + 1)
+            // The length, a one-byte varint; then eight zero bytes, for the digest's last word.
+            frame[0] = UInt8(truncatingIfNeeded: length)
+            UnsafeMutableRawPointer(frame + 1 + length).storeBytes(of: 0, as: UInt64.self)
+            return 1 + length
+        }
+        keep(seq: seq, start: start, count: bytes.count - start)
     }
 
     mutating func append(seq: Int, _ record: [UInt8]) {
         record.withUnsafeBufferPointer { append(seq: seq, $0) }
     }
 
-    /// Adds `entry` in seq order.
+    /// Adds the frame of `seq` just written at `start`: to the last span when it follows
+    /// that span's last record in seq and in the buffer, as a span of its own otherwise.
     @inline(__always)
-    private mutating func keep(_ entry: Entry) {
+    private mutating func keep(seq: Int, start: Int, count: Int) {
+        let lastIndex = entries.count &- 1
+        if lastIndex >= 0 {
+            let last = entries[lastIndex]
+            if last.lastSeq &+ 1 == seq && last.start &+ last.count == start {
+                entries[lastIndex].lastSeq = seq
+                entries[lastIndex].count = last.count &+ count
+                return
+            }
+        }
+        insert(Entry(seq: seq, lastSeq: seq, start: start, count: count))
+    }
+
+    /// Adds `entry` in seq order.
+    private mutating func insert(_ entry: Entry) {
         if let last = entries.last, last.seq > entry.seq {
             var position = entries.count - 1
             while position > 0 && entries[position - 1].seq > entry.seq { position -= 1 }
@@ -100,15 +147,20 @@ struct UnchainedRecords {
         }
     }
 
-    /// Takes out the records numbered below `seq`, in seq order: `body` gets their entries
+    /// Takes out the records numbered below `seq`, in seq order: `body` gets their spans
     /// and the storage their frames are in. `nil` when there are none.
     mutating func take<R>(
         below seq: Int,
         _ body: (_ entries: UnsafeBufferPointer<Entry>, _ storage: UnsafeRawBufferPointer) throws(SQLiteError) -> R
     ) throws(SQLiteError) -> R? {
-        // The entries are in seq order: the ready ones are a prefix.
+        // The spans are in seq order: the ready ones are a prefix, and at most one holds
+        // records on both sides of `seq` (split in two here).
         var readyCount = 0
-        while readyCount < entries.count && entries[readyCount].seq < seq { readyCount += 1 }
+        while readyCount < entries.count && entries[readyCount].lastSeq < seq { readyCount += 1 }
+        if readyCount < entries.count && entries[readyCount].seq < seq {
+            split(at: readyCount, before: seq)
+            readyCount += 1
+        }
         guard readyCount > 0 else { return nil }
         let storage = UnsafeRawBufferPointer(bytes.bytes)
         let result = try entries.withUnsafeBufferPointer { (entries) throws(SQLiteError) in
@@ -116,8 +168,7 @@ struct UnchainedRecords {
         }
         guard readyCount < entries.count else {
             // All taken (the usual case): the buffers keep their capacity for the next ones.
-            // (A buffer that a large record made grow is not kept: see `ByteBuffer.keptCapacity`.)
-            if isKnownUniquelyReferenced(&bytes), bytes.capacity <= ByteBuffer.keptCapacity {
+            if isKnownUniquelyReferenced(&bytes), bytes.capacity <= Self.keptCapacity {
                 bytes.count = 0
             } else {
                 bytes = ByteBuffer(capacity: 1_024)
@@ -126,19 +177,29 @@ struct UnchainedRecords {
             return result
         }
         var rest = UnchainedRecords()
-        for entry in entries where entry.seq >= seq {
+        for entry in entries[readyCount...] {
             let start = rest.bytes.count
-            // As `append` writes a frame: eight zero bytes after it, for its digest's last word.
+            // As `append` writes frames: eight zero bytes after them, for the last digest's last word.
             rest.bytes.write(atMost: entry.count + 8) { buffer in
                 let frame = UnsafeMutableRawPointer(buffer.baseAddress!)
                 frame.copyMemory(from: storage.baseAddress! + entry.start, byteCount: entry.count)
                 frame.storeBytes(of: 0, toByteOffset: entry.count, as: UInt64.self)
                 return entry.count
             }
-            rest.keep(Entry(seq: entry.seq, start: start, count: entry.count, recordCount: entry.recordCount))
+            rest.insert(Entry(seq: entry.seq, lastSeq: entry.lastSeq, start: start, count: entry.count))
         }
         self = rest
         return result
+    }
+
+    /// Splits the span at `index` in two: its records below `seq`, and the others.
+    private mutating func split(at index: Int, before seq: Int) {
+        let entry = entries[index]
+        var at = entry.start
+        let storage = UnsafeRawBufferPointer(bytes.bytes)
+        for _ in entry.seq..<seq { at = CheckpointHasher.record(in: storage, at: at).end }
+        entries[index] = Entry(seq: entry.seq, lastSeq: seq &- 1, start: entry.start, count: at &- entry.start)
+        entries.insert(Entry(seq: seq, lastSeq: entry.lastSeq, start: at, count: entry.start &+ entry.count &- at), at: index + 1)
     }
 }
 
