@@ -55,6 +55,15 @@ struct Statement: ~Copyable {
         try check(status)
     }
 
+    /// Binds UTF-8 bytes as text that SQLite reads where they are, without a copy: they must
+    /// stay as they are until the statement has run, and the parameter must be bound again
+    /// before it runs once more.
+    func bind(inPlaceUTF8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws(SQLiteError) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return try bind("", at: index) }
+        try check(sqlite3_bind_text(
+            handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
+    }
+
     /// Binds bytes as a blob; SQLite copies them.
     func bind(blob bytes: [UInt8], at index: Int32) throws(SQLiteError) {
         let status = bytes.withUnsafeBytes { buffer in

@@ -21,8 +21,10 @@ final class PendingRows {
     private let one: Statement
     /// The rows waiting, flattened.
     @exclusivity(unchecked) private var values: [Value] = []
-    /// The UTF-8 bytes of their texts, one after the other.
-    @exclusivity(unchecked) private var bytes: [UInt8] = []
+    /// The UTF-8 bytes of their texts, one after the other: bound where they are (SQLite
+    /// copies a text it is given to own, a malloc and a copy per text), since nothing is
+    /// written here between binding the rows and running their statement.
+    private let bytes = ByteBuffer(capacity: 1_024)
 
     /// Prepares the statements that insert into `table`'s `columns`, in that order.
     init(into table: String, columns: [String], db: borrowing Connection) throws(SQLiteError) {
@@ -45,9 +47,9 @@ final class PendingRows {
     }
 
     /// Adds the next value of the row being made: text, as its UTF-8 bytes.
-    func append(text: some Collection<UInt8>) {
+    func append(text: UnsafeBufferPointer<UInt8>) {
         let start = bytes.count
-        bytes.append(contentsOf: text)
+        bytes.append(UnsafeRawBufferPointer(text))
         values.append(.text(start: start, end: bytes.count))
     }
 
@@ -78,7 +80,7 @@ final class PendingRows {
     func discard() {
         values.removeAll(keepingCapacity: true)
         // (Unless a large text made them grow: see `ByteBuffer.keptCapacity`.)
-        bytes.removeAll(keepingCapacity: bytes.capacity <= ByteBuffer.keptCapacity)
+        bytes.empty(keepingAtMost: ByteBuffer.keptCapacity)
     }
 
     /// The bytes kept for texts.
@@ -91,7 +93,8 @@ final class PendingRows {
             switch values[index] {
             case .integer(let number): try statement.bind(number, at: parameter)
             case .null: try statement.bind(nil as Int?, at: parameter)
-            case .text(let start, let end): try statement.bind(utf8: bytes[start..<end], at: parameter)
+            case .text(let start, let end):
+                try statement.bind(inPlaceUTF8: UnsafeBufferPointer(rebasing: bytes.bytes[start..<end]), at: parameter)
             }
             parameter += 1
         }
