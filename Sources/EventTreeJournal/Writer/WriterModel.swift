@@ -91,10 +91,9 @@ struct UnchainedRecords {
     /// Keeps a record, in seq order (a raise's record, written when the raise finishes, goes
     /// back before its calls; its frame goes at the end all the same).
     mutating func append(seq: Int, _ record: UnsafeBufferPointer<UInt8>) {
-        ByteBuffer.makeUnique(&bytes)
-        let start = bytes.count
-        bytes.write(atMost: 18 + record.count) { CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: $0) }
-        keep(seq: seq, start: start, count: bytes.count - start)
+        keepFrame(of: seq, atMost: 18 + record.count) {
+            CheckpointHasher.writeFrame(of: UnsafeRawBufferPointer(record), into: $0)
+        }
     }
 
     /// Keeps the record of `seq` that `write` writes at the pointer it gets (room for `limit`
@@ -103,9 +102,7 @@ struct UnchainedRecords {
     @inline(__always)
     mutating func append(seq: Int, atMost limit: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         assert(limit < 128, "a frame's length is one byte below 128")
-        ByteBuffer.makeUnique(&bytes)
-        let start = bytes.count
-        bytes.write(atMost: 1 + limit + 8) { buffer in
+        keepFrame(of: seq, atMost: 1 + limit + 8) { buffer in
             let frame = buffer.baseAddress!
             let length = write(frame + 1)
             // The length, a one-byte varint; then eight zero bytes, for the digest's last word.
@@ -113,6 +110,15 @@ struct UnchainedRecords {
             UnsafeMutableRawPointer(frame + 1 + length).storeBytes(of: 0, as: UInt64.self)
             return 1 + length
         }
+    }
+
+    /// Keeps the frame of `seq` that `write` writes at the end of the buffer (room for
+    /// `limit` bytes), returning its length.
+    @inline(__always)
+    private mutating func keepFrame(of seq: Int, atMost limit: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        ByteBuffer.makeUnique(&bytes)
+        let start = bytes.count
+        bytes.write(atMost: limit, write)
         keep(seq: seq, start: start, count: bytes.count - start)
     }
 
