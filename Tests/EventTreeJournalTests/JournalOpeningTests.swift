@@ -25,6 +25,7 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
                 == [
                     "1|0001_initial", "2|0002_times_and_attribution", "3|0003_threads", "4|0004_journal_identity",
                     "5|0005_checkpoint_chain", "6|0006_packed_calls", "7|0007_dense_calls",
+                    "8|0008_event_calls",
                 ])
         }
     }
@@ -70,7 +71,7 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
             }
             let journal = try Journal(path: path)
             #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
-            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3", "4", "5", "6", "7"])
+            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3", "4", "5", "6", "7", "8"])
             #expect(try lines(path, "SELECT count(*) FROM journal_identity") == ["1"])
             #expect(try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq") == before)
             // Rows of version 1 have no times; their raises replay as before.

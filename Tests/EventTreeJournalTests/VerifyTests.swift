@@ -138,29 +138,41 @@ final class Checkpoints: @unchecked Sendable {
             bus.end()
             try journal.close()
             let stepsBefore = try Self.steps(path)
-            // Split the longest run into its even and its odd calls: two runs whose seqs
-            // interleave, as the runs of raises on two threads written together can.
-            let row = try lines(path, "SELECT seq, event_id, last_seq, calls FROM j_call_runs ORDER BY json_array_length(calls) DESC, seq LIMIT 1")[0]
-                .split(separator: "|", maxSplits: 3).map(String.init)
-            let (first, event, last) = (Int(row[0])!, Int(row[1])!, Int(row[2])!)
+            // Split the longest run (in its event's row) into its even and its odd calls: two
+            // runs whose seqs interleave, as the runs of raises on two threads written together
+            // can, the even ones (from the seq after the raise) left in the event's row, the odd
+            // ones in a j_call_runs row.
+            let row = try lines(path, """
+                SELECT event_id, event_id + finished_back - 1, calls FROM j_events WHERE calls IS NOT NULL
+                ORDER BY json_array_length(calls) DESC, event_id LIMIT 1
+                """)[0].split(separator: "|", maxSplits: 2).map(String.init)
+            let (event, bound) = (Int(row[0])!, Int(row[1])!)
             var calls: [CallRun.Call] = []
-            #expect(Array(row[3].utf8).withUnsafeBufferPointer {
-                CallRun.calls(in: $0, event: event, firstSeq: first, lastSeq: last, into: &calls)
+            #expect(Array(row[2].utf8).withUnsafeBufferPointer {
+                CallRun.calls(in: $0, event: event, firstSeq: event + 1, lastSeq: bound, lastSeqIsBound: true, into: &calls)
             })
             try #require(calls.count >= 3)
-            var sql = "DELETE FROM j_call_runs WHERE seq = \(first);"
+            var sql = ""
             for parity in 0...1 {
                 let run = CallRun()
                 for (index, call) in calls.enumerated() where index % 2 == parity { run.append(call, of: event) }
                 let (firstSeq, lastSeq) = (run.firstSeq, run.lastSeq)
                 let text = run.close { String(decoding: $0, as: UTF8.self) }
-                sql += "INSERT INTO j_call_runs VALUES (\(firstSeq), \(event), \(lastSeq), '\(text)');"
+                sql += parity == 0
+                    ? "UPDATE j_events SET calls = '\(text)' WHERE event_id = \(event);"
+                    : "INSERT INTO j_call_runs VALUES (\(firstSeq), \(event), \(lastSeq), '\(text)');"
             }
             execute(path, sql)
-            #expect(try lines(path, "SELECT count(*) FROM j_call_runs WHERE event_id = \(event) AND seq <= \(last)") == ["2"])
+            #expect(try lines(path, "SELECT count(*) FROM j_call_runs WHERE event_id = \(event)") == ["1"])
+            #expect(try lines(path, "SELECT json_array_length(calls) FROM j_events WHERE event_id = \(event)")
+                == ["\((calls.count + 1) / 2)"])
             #expect(try Self.steps(path) == stepsBefore)
             #expect(try Self.verify(path).isIntact)
-            // A malformed run is named by its seq.
+            // A malformed run is named by its seq: in an event's row, the seq after the raise.
+            let other = try #require(Int(try lines(path, "SELECT max(event_id) FROM j_events WHERE calls IS NOT NULL")[0]))
+            try #require(other > event)
+            execute(path, "UPDATE j_events SET calls = '[[41]]' WHERE event_id = \(other)")
+            #expect(try Self.verify(path).firstBadSeq == other + 1)
             execute(path, "UPDATE j_call_runs SET calls = '[[41]]' WHERE seq = \(calls[1].seq)")
             #expect(try Self.verify(path).firstBadSeq == calls[1].seq)
         }

@@ -2,7 +2,7 @@ extension JournalReader {
     /// A query of the `call_history` or the `delivery_history` view restricted to the rows
     /// with a seq in `seqs`, fast on a big journal.
     ///
-    /// Calls are stored packed, a run of them to a `j_call_runs` row, and the views unpack
+    /// Calls are stored packed, a run of them to an event row or a `j_call_runs` row, and the views unpack
     /// them; a condition on a view's `seq` cannot reach the runs' key, so over the view itself
     /// SQLite unpacks every run of the journal to filter or sort its calls. This is the view's
     /// own definition (as the journal holds it: the schema is checked to be exactly ours), its
@@ -36,10 +36,13 @@ extension JournalReader {
     /// their calls; the last undelivered step and dead letter by their indexes).
     package func deliveryHistoryExtent() throws(JournalError) -> DeliveryHistoryExtent {
         var extent = DeliveryHistoryExtent(longestRun: 0, lastSeq: 0)
+        // A run in its event's row is read from its event's seq, and ends before its event.
         try each("""
-            SELECT coalesce(max(last_seq - seq), 0),
+            SELECT max(coalesce(max(last_seq - seq), 0),
+                       coalesce((SELECT max(finished_back) FROM j_events WHERE calls IS NOT NULL), 0)),
                    max(coalesce(max(last_seq), 0), coalesce((SELECT max(seq) FROM j_undelivered), 0),
-                       coalesce((SELECT max(unattended_seq) FROM j_event_details), 0))
+                       coalesce((SELECT max(unattended_seq) FROM j_event_details), 0),
+                       coalesce((SELECT max(event_id + finished_back) FROM j_events WHERE calls IS NOT NULL), 0))
             FROM j_call_runs
             """) { row throws(JournalError) in
             extent = DeliveryHistoryExtent(longestRun: max(row.int(0), 0), lastSeq: row.int(1))

@@ -145,12 +145,14 @@ final class CallRun {
 
     // MARK: Reading
 
-    /// The calls of a run row, or `nil` when its text is not what a writer makes (a JSON
-    /// array of arrays of two to four integers, the third possibly `null`), a call's seq
-    /// does not follow the one before or cannot be the event's, or the first and last seqs
-    /// are not the row's.
+    /// Reads the calls of a run into `calls`; `false` when its text is not what a writer makes
+    /// (a JSON array of arrays of two to four integers, the third possibly `null`), a call's
+    /// seq does not follow the one before or cannot be the event's, or the first call's seq is
+    /// not `firstSeq` or the last's not `lastSeq` (when `lastSeqIsBound`, the last is at most
+    /// `lastSeq`: a run in its event's row ends before its event does).
     static func calls(
-        in text: UnsafeBufferPointer<UInt8>, event: Int, firstSeq: Int, lastSeq: Int, into calls: inout [Call]
+        in text: UnsafeBufferPointer<UInt8>, event: Int, firstSeq: Int, lastSeq: Int, lastSeqIsBound: Bool = false,
+        into calls: inout [Call]
     ) -> Bool {
         var parser = Parser(text: text)
         let start = calls.count
@@ -187,7 +189,9 @@ final class CallRun {
                 seq: seq, handlerNumber: handlerAndCode >> 5, code: back << 5 | handlerAndCode & 31, nanoseconds: nanos,
                 offsetMicroseconds: offset))
         } while parser.take(UInt8(ascii: ","))
-        guard parser.take(UInt8(ascii: "]")), parser.isAtEnd, calls[start].seq == firstSeq, previous == lastSeq else {
+        guard parser.take(UInt8(ascii: "]")), parser.isAtEnd, calls[start].seq == firstSeq,
+            lastSeqIsBound ? previous <= lastSeq : previous == lastSeq
+        else {
             return false
         }
         return true

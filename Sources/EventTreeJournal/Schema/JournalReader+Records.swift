@@ -185,31 +185,53 @@ extension JournalReader {
         }
     }
 
-    /// The handler calls with a seq in `range`, in seq order, unpacked from their runs
-    /// (`j_call_runs`, see ``CallRun``). Runs may overlap (calls of raises on two threads
-    /// written in one transaction): a run's calls wait until no later run can come first.
+    /// The handler calls with a seq in `range`, in seq order, unpacked from their runs (see
+    /// ``CallRun``): those kept in their event's row (`j_events.calls`, from its seq plus 1)
+    /// and those of `j_call_runs`. Runs may overlap (calls of raises on two threads written
+    /// in one transaction, an event's calls in its row around a nested raise's): a run's
+    /// calls wait until no later run can come first.
     ///
     /// - Parameter marksMalformed: Whether a run that does not decode comes as one
     ///   ``CallRun/Call/malformed(at:)`` call at its seq (for the chain, which names it)
     ///   rather than as an error.
     func packedCalls(in range: ClosedRange<Int>, marksMalformed: Bool = false) throws(JournalError) -> JournalStream<CallRun.Call> {
+        // Both give a run as (its first call's seq, its event, its last call's seq, calls), in
+        // the order of their first calls; an event row's last call comes before its end.
         let runs = try cursor(
             "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ? AND last_seq >= ? ORDER BY seq",
             [.integer(range.upperBound), .integer(range.lowerBound)])
+        let eventRuns = try cursor(
+            """
+            SELECT event_id + 1, event_id, coalesce(event_id + finished_back - 1, \(Int.max)), calls FROM j_events
+            WHERE calls IS NOT NULL AND event_id < ? AND coalesce(event_id + finished_back, \(Int.max)) > ? ORDER BY event_id
+            """,
+            [.integer(range.upperBound), .integer(range.lowerBound)])
+        /// The cursor whose run comes next, and whether it is an event row's.
+        func nextRun() -> (JournalCursor, inEventRow: Bool)? {
+            switch (runs.hasRow, eventRuns.hasRow) {
+            case (false, false): return nil
+            case (true, false): return (runs, false)
+            case (false, true): return (eventRuns, true)
+            case (true, true): return runs.row.int(0) <= eventRuns.row.int(0) ? (runs, false) : (eventRuns, true)
+            }
+        }
         var pending: [CallRun.Call] = []
         var next = 0
         var decoded: [CallRun.Call] = []
         return try JournalStream { () throws(JournalError) in
-            while runs.hasRow, next == pending.count || runs.row.int(0) < pending[next].seq {
-                let row = runs.row
+            while let (source, inEventRow) = nextRun(), next == pending.count || source.row.int(0) < pending[next].seq {
+                let row = source.row
                 let seq = row.int(0)
                 decoded.removeAll(keepingCapacity: true)
                 let decodes = row.withBytes(3) { text in
-                    CallRun.calls(in: text, event: row.int(1), firstSeq: seq, lastSeq: row.int(2), into: &decoded)
+                    CallRun.calls(
+                        in: text, event: row.int(1), firstSeq: seq, lastSeq: row.int(2), lastSeqIsBound: inEventRow,
+                        into: &decoded)
                 }
                 if !decodes {
                     guard marksMalformed else {
-                        throw self.damaged(seq, "its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq to \(row.int(2))")
+                        let end = inEventRow ? "before its event's end" : "to \(row.int(2))"
+                        throw self.damaged(seq, "its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq \(end)")
                     }
                     decoded = [.malformed(at: seq)]
                 }
@@ -222,7 +244,7 @@ extension JournalReader {
                     pending.sort { $0.seq < $1.seq }
                     next = 0
                 }
-                try runs.advance()
+                try source.advance()
             }
             guard next < pending.count else { return nil }
             next += 1
@@ -265,9 +287,15 @@ extension JournalReader {
     /// The seq below which the last `count` steps (calls and undelivered steps) lie.
     public func seqBeforeLastSteps(_ count: Int) throws(JournalError) -> Int {
         guard count > 0 else { return -1 }
-        // The last `count` runs hold at least `count` calls, all from the first run's seq on.
+        // The last `count` runs of each place hold at least `count` calls, all from the first
+        // run's seq on.
         let runsFrom = try integer(
-            "SELECT coalesce(min(seq), 1) FROM (SELECT seq FROM j_call_runs ORDER BY seq DESC LIMIT ?)", [.integer(count)]) ?? 1
+            """
+            SELECT coalesce(min(seq), 1) FROM (
+                SELECT * FROM (SELECT seq FROM j_call_runs ORDER BY seq DESC LIMIT ?1)
+                UNION ALL
+                SELECT * FROM (SELECT event_id + 1 AS seq FROM j_events WHERE calls IS NOT NULL ORDER BY event_id DESC LIMIT ?1))
+            """, [.integer(count)]) ?? 1
         var seqs: [Int] = []
         let calls = try packedCalls(in: max(runsFrom, 1)...Int.max)
         while let call = calls.current {

@@ -85,7 +85,7 @@ final class RowWriter {
             into: "j_events",
             columns: [
                 "event_id", "session_id", "type_id", "kind", "origin_id", "mode", "payload", "finished_back", "result", "raised_us",
-                "thread_no",
+                "thread_no", "calls",
             ],
             db: db)
         insertThread = try db.prepare("INSERT OR IGNORE INTO j_threads (session_id, thread_no, name) VALUES (?, ?, ?)")
@@ -615,6 +615,12 @@ final class RowWriter {
         eventRows.append(row.status?.kind.rawValue)
         eventRows.append(raisedMicroseconds)
         eventRows.append(row.thread)
+        // (An event written before its end, at a transaction's end, keeps its calls in runs.)
+        if row.finishedSeq != nil {
+            appendCalls(of: raised.id.rawValue)
+        } else {
+            eventRows.append(nil as Int?)
+        }
         try eventRows.endRow()
 
         let site = row.status?.site
@@ -655,6 +661,21 @@ final class RowWriter {
     private func insertUnfinishedEvents() throws(SQLiteError) {
         for row in model.openEvents.finishAll() {
             try insertEvent(row)
+        }
+    }
+
+    /// Ends `event`'s row being made with its `calls`: its open run when that starts right
+    /// after its raise (closed here: no `j_call_runs` row), `NULL` otherwise.
+    private func appendCalls(of event: Int) {
+        let open = !run.isEmpty && run.event == event ? run : otherRuns[event]
+        guard let open, open.firstSeq == event + 1 else {
+            eventRows.append(nil as Int?)
+            return
+        }
+        open.close { calls in eventRows.append(text: calls) }
+        if open !== run {
+            otherRuns[event] = nil
+            spareRuns.append(open)
         }
     }
 

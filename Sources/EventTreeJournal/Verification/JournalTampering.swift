@@ -4,8 +4,9 @@ import CEventTreeSQLite
 /// attacker), so that this package's tests can check what `verify`, replay and the reading
 /// commands make of it. It lives here because only this module knows the tables.
 ///
-/// Handler calls are packed, one `j_call_runs` row per run of calls (see the journal schema),
-/// so that changing or removing one call means rewriting its run; these do that.
+/// Handler calls are packed, a run of calls in its event's row or in a `j_call_runs` row (see
+/// the journal schema), so that changing or removing one call means rewriting its run; these
+/// do that.
 ///
 /// ```swift
 /// try JournalTampering.changeCall(at: 42, in: path, column: .nanos) { $0 + 1 }
@@ -61,7 +62,8 @@ package enum JournalTampering {
 
     /// Decodes the run holding the call at `seq`, lets `edit` change its calls (given the
     /// call's index), and writes the run again as a writer would (or deletes it when no
-    /// call is left), its seq and last seq those of its calls.
+    /// call is left), its seq and last seq those of its calls: in its event's row while its
+    /// first call is the one right after its raise, in `j_call_runs` otherwise.
     private static func rewriteRun(
         ofCallAt seq: Int, in path: String, _ edit: (inout [CallRun.Call], Int) -> Void
     ) throws(Failure) {
@@ -69,7 +71,13 @@ package enum JournalTampering {
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
-        let sql = "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= \(seq) AND last_seq >= \(seq) ORDER BY seq"
+        let sql = """
+            SELECT seq, event_id, last_seq, calls, 0 FROM j_call_runs WHERE seq <= \(seq) AND last_seq >= \(seq)
+            UNION ALL
+            SELECT event_id + 1, event_id, coalesce(event_id + finished_back - 1, \(Int.max)), calls, 1 FROM j_events
+            WHERE calls IS NOT NULL AND event_id < \(seq) AND coalesce(event_id + finished_back, \(Int.max)) > \(seq)
+            ORDER BY 1
+            """
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
             sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK
         else { throw Failure(description: "\(sql) failed on \(path): \(String(cString: sqlite3_errmsg(db)))") }
@@ -77,23 +85,30 @@ package enum JournalTampering {
             let (first, event, last) = (
                 Int(sqlite3_column_int64(statement, 0)), Int(sqlite3_column_int64(statement, 1)),
                 Int(sqlite3_column_int64(statement, 2)))
+            let inEventRow = sqlite3_column_int64(statement, 4) == 1
             var calls: [CallRun.Call] = []
             let text = UnsafeBufferPointer(
                 start: sqlite3_column_text(statement, 3), count: Int(sqlite3_column_bytes(statement, 3)))
-            guard CallRun.calls(in: text, event: event, firstSeq: first, lastSeq: last, into: &calls),
+            guard CallRun.calls(in: text, event: event, firstSeq: first, lastSeq: last, lastSeqIsBound: inEventRow, into: &calls),
                 let index = calls.firstIndex(where: { $0.seq == seq })
             else { continue }
             edit(&calls, index)
-            guard !calls.isEmpty else { return try execute("DELETE FROM j_call_runs WHERE seq = \(first)", on: path) }
+            let removal = inEventRow
+                ? "UPDATE j_events SET calls = NULL WHERE event_id = \(event);" : "DELETE FROM j_call_runs WHERE seq = \(first);"
+            guard !calls.isEmpty else { return try execute(removal, on: path) }
             guard calls.allSatisfy({ (0...CallRun.largestHandlerNumber).contains($0.handlerNumber) }) else {
                 throw Failure(description: "a run cannot hold the handler number the change gives the call at seq \(seq)")
             }
             let run = CallRun()
             for call in calls { run.append(call, of: event) }
             let written = run.close { String(decoding: $0, as: UTF8.self) }
+            if calls[0].seq == event + 1 && inEventRow {
+                return try execute("UPDATE j_events SET calls = '\(written)' WHERE event_id = \(event)", on: path)
+            }
             return try execute("""
-                UPDATE j_call_runs SET seq = \(calls[0].seq), last_seq = \(calls[calls.count - 1].seq), calls = '\(written)'
-                WHERE seq = \(first)
+                \(removal)
+                INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
+                VALUES (\(calls[0].seq), \(event), \(calls[calls.count - 1].seq), '\(written)')
                 """, on: path)
         }
         throw Failure(description: "no run of \(path) holds a call at seq \(seq)")
