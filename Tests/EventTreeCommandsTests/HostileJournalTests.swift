@@ -112,6 +112,15 @@ import Testing
             let movedLast = try #require(Int(try firstValue(moved, "SELECT last_seq FROM j_call_runs WHERE seq = \(movedRun)") ?? ""))
             try expectDamageIsCaught(moved, in: directory,
                 stderr: "\(moved) is damaged at seq \(movedRun): its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq to \(movedLast)")
+            // The same in an event's row (event 43's call is seq 44, its end 45): a run that is not
+            // JSON, and one whose calls go past its event's end.
+            let rowText = try demo(directory, named: "row-text.eventtree", altered: "UPDATE j_events SET calls = '[[1,2' WHERE event_id = 43")
+            try expectDamageIsCaught(rowText, in: directory,
+                stderr: "\(rowText) is damaged at seq 44: its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq before its event's end")
+            let rowLong = try demo(directory, named: "row-long.eventtree",
+                altered: "UPDATE j_events SET calls = json_insert(calls, '$[#]', json('[466,1522,54]')) WHERE event_id = 43")
+            try expectDamageIsCaught(rowLong, in: directory,
+                stderr: "\(rowLong) is damaged at seq 44: its run of handler calls is not a JSON array of [handler and code, nanos, offset, skipped] arrays from this seq before its event's end")
         }
     }
 
