@@ -1,10 +1,11 @@
-/// A run of handler calls as one `j_call_runs` row keeps it: the calls of one event handed to
+/// A run of handler calls as the journal keeps it (its event row's `calls` when it starts at
+/// the seq after the raise, otherwise a `j_call_runs` row): the calls of one event handed to
 /// the writer together, in seq order, as a JSON array with one array per call (so that plain
 /// SQL unpacks them with `json_each`, as the `j_calls` view does):
 ///
 ///     [handler_no * 32 + phase * 8 + outcome, nanos, offset_us, skipped]
 ///
-/// A call's seq is not stored: it is the row's seq plus the call's index in the run plus
+/// A call's seq is not stored: it is the run's first seq plus the call's index in the run plus
 /// `skipped` (the seqs before it, since the run's first, that are not calls of the run: a
 /// nested raise's records, another thread's). The code's distance to the event follows from
 /// it. Trailing elements are left out when they say nothing: `skipped` when 0, then

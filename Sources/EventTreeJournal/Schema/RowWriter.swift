@@ -38,8 +38,9 @@ final class RowWriter {
     private let advanceSequence: Statement
     private let settleSequence: Statement
 
-    /// The calls of the event whose call came last in the batch being written: one row of
-    /// `j_call_runs` at the batch's end (see ``CallRun``).
+    /// The calls of the event whose call came last in the batch being written: its event
+    /// row's `calls` when the event ends in the batch (and the run starts right after its
+    /// raise), otherwise one row of `j_call_runs` at the batch's end (see ``CallRun``).
     private let run = CallRun()
     /// The runs of the batch's other events (a raise inside a handler interrupts its cause's
     /// calls): each event's calls in a batch make one run, one row.
@@ -693,7 +694,8 @@ final class RowWriter {
         }
     }
 
-    /// Writes the runs of calls gathered in a batch, each as one `j_call_runs` row.
+    /// Writes the runs of calls gathered in a batch that their events' rows did not take, each
+    /// as one `j_call_runs` row.
     private func closeRuns() throws(SQLiteError) {
         try close(run)
         guard !otherRuns.isEmpty else { return }
