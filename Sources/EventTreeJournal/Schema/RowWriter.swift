@@ -544,8 +544,17 @@ final class RowWriter {
 
     /// The handler's number. A handler whose registration never reached the journal (it
     /// was dropped) gets a placeholder row, so that its calls are still kept and shown.
+    @inline(__always)
     private func handlerNumber(_ handler: HandlerID) throws(SQLiteError) -> Int {
+        // (Looked up once a call: inlined, with the placeholder's insert kept out of line.)
         if let number = model.handlerNumbers[handler.rawValue] { return number }
+        return try placeholderNumber(for: handler)
+    }
+
+    /// The number of a handler the journal has no row for: a new one, its placeholder row
+    /// written.
+    @inline(never)
+    private func placeholderNumber(for handler: HandlerID) throws(SQLiteError) -> Int {
         let number = model.nextHandlerNumber
         model.nextHandlerNumber += 1
         model.handlerNumbers.set(number, for: handler.rawValue)

@@ -27,6 +27,7 @@ package struct IntTable {
     }
 
     /// The slot that holds `key`, or the empty slot where it belongs.
+    @inline(__always)
     private func slot(for key: Int) -> Int {
         let mask = keys.count - 1
         // The product's top bits, not its low ones: the low bits of a product depend only on
@@ -37,6 +38,7 @@ package struct IntTable {
     }
 
     /// The value stored for `key`, or nil if it has none.
+    @inline(__always)
     package subscript(key: Int) -> Int? {
         let index = slot(for: key)
         return keys[index] == key ? values[index] : nil
