@@ -4,9 +4,12 @@
 -- made one j_call_runs row next to the j_events row, a second row and an index entry per
 -- raise, most of what the writer spent on a raise's rows. Such a run is now the event row's
 -- calls column, in the form of a run (see version 7), its first call's seq being event_id + 1
--- (a call's seq is event_id + 1 + its index + skipped). j_call_runs keeps the runs that do not
--- start right after their raise (calls handed to the writer in several batches, a raise whose
--- end was written before its calls): an event's calls are those of its row and of its runs.
+-- (a call's seq is event_id + 1 + its index + skipped), when the raise ends within 1,024 seqs
+-- of it (finished_back at most 1,024: its calls lie in the 1,023 seqs after it, so that a
+-- reader finds the runs of a stretch of seqs from the event rows just before it). j_call_runs
+-- keeps the other runs (calls handed to the writer in several batches, a tree change recorded
+-- before the first call, a raise that ends further away): an event's calls are those of its
+-- row and of its runs.
 -- Rows written before this version keep their runs where they are.
 ALTER TABLE j_events ADD COLUMN calls TEXT;
 

@@ -117,6 +117,36 @@ import Testing
         }
     }
 
+    @Test func aRaiseThatEndsBeyondItsRowsReachKeepsItsCallsInARun() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            // 1,023 calls end a raise 1,024 seqs after it, its row's reach; 1,024 calls, one
+            // seq further.
+            for index in 0..<1_023 { app.on(Ping.self, label: "p\(index)") { _, _ in .handled } }
+            for index in 0..<1_024 { app.on(Pong.self, label: "q\(index)") { _, _ in .handled } }
+            app.raise(Ping())
+            app.raise(Pong())
+            try journal.flush()
+            let events = try lines(journal.path, "SELECT event_id FROM j_events ORDER BY event_id").compactMap { Int($0) }
+            try #require(events.count == 2)
+            #expect(try lines(journal.path, "SELECT finished_back, json_array_length(calls) FROM j_events ORDER BY event_id")
+                == ["1024|1023", "1025|"])
+            #expect(try lines(journal.path, "SELECT seq, event_id, last_seq FROM j_call_runs")
+                == ["\(events[1] + 1)|\(events[1])|\(events[1] + 1_024)"])
+            #expect(try lines(journal.path, "SELECT count(*), count(DISTINCT seq) FROM j_calls") == ["2047|2047"])
+            // Read by seq, from either place: the last call of each raise alone.
+            let reader = try JournalReader(path: journal.path)
+            for (event, calls) in [(events[0], 1_023), (events[1], 1_024)] {
+                let steps = try reader.steps(in: (event + calls)...(event + calls))
+                #expect(steps.current?.seq == event + calls)
+                #expect(steps.current?.event.rawValue == event)
+                try steps.advance()
+                #expect(steps.current == nil)
+            }
+        }
+    }
+
     @Test func raisesAndCallsCarryTimesFromTheBusClock() async throws {
         try await withTemporaryJournal { journal in
             // Each reading of the monotonic clock is 1 ms after the previous one.

@@ -36,13 +36,16 @@ extension JournalReader {
     /// their calls; the last undelivered step and dead letter by their indexes).
     package func deliveryHistoryExtent() throws(JournalError) -> DeliveryHistoryExtent {
         var extent = DeliveryHistoryExtent(longestRun: 0, lastSeq: 0)
-        // A run in its event's row is read from its event's seq, and ends before its event.
+        // A run in its event's row is read from its event's seq, and ends before its event
+        // does, within its reach (see `CallRun.eventRowReach`): an event row's calls end
+        // below the last event's seq, or are those of the event rows within that reach of it.
         try each("""
-            SELECT max(coalesce(max(last_seq - seq), 0),
-                       coalesce((SELECT max(finished_back) FROM j_events WHERE calls IS NOT NULL), 0)),
+            SELECT max(coalesce(max(last_seq - seq), 0), \(CallRun.eventRowReach)),
                    max(coalesce(max(last_seq), 0), coalesce((SELECT max(seq) FROM j_undelivered), 0),
                        coalesce((SELECT max(unattended_seq) FROM j_event_details), 0),
-                       coalesce((SELECT max(event_id + finished_back) FROM j_events WHERE calls IS NOT NULL), 0))
+                       coalesce((SELECT max(event_id) FROM j_events), 0),
+                       coalesce((SELECT max(event_id + finished_back) FROM j_events WHERE calls IS NOT NULL
+                           AND event_id > (SELECT max(event_id) FROM j_events) - \(CallRun.eventRowReach)), 0))
             FROM j_call_runs
             """) { row throws(JournalError) in
             extent = DeliveryHistoryExtent(longestRun: max(row.int(0), 0), lastSeq: row.int(1))

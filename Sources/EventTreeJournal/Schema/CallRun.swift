@@ -33,6 +33,13 @@ final class CallRun {
     /// The largest handler number a run can hold (it shares a number with the code's low bits).
     static var largestHandlerNumber: Int { Int.max >> 5 }
 
+    /// How far an event row's run reaches: an event keeps its run in its row only when its
+    /// raise ends within this many seqs of it (`finished_back` at most this), so that its
+    /// calls lie between `event_id + 1` and `event_id + eventRowReach - 1`, and a reader
+    /// finds the runs of a stretch of seqs from the event rows just before it, not from the
+    /// journal's first. A longer raise keeps its calls in `j_call_runs`.
+    static let eventRowReach = 1_024
+
     // Used by one thread, the writer's: no dynamic exclusivity check on each access.
 
     /// The event the calls belong to.

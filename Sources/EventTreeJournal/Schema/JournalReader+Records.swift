@@ -196,16 +196,12 @@ extension JournalReader {
     ///   rather than as an error.
     func packedCalls(in range: ClosedRange<Int>, marksMalformed: Bool = false) throws(JournalError) -> JournalStream<CallRun.Call> {
         // Both give a run as (its first call's seq, its event, its last call's seq, calls), in
-        // the order of their first calls; an event row's last call comes before its end.
+        // the order of their first calls; an event row's last call comes before its end, and
+        // within its reach (see ``CallRun/eventRowReach``).
         let runs = try cursor(
             "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ? AND last_seq >= ? ORDER BY seq",
             [.integer(range.upperBound), .integer(range.lowerBound)])
-        let eventRuns = try cursor(
-            """
-            SELECT event_id + 1, event_id, coalesce(event_id + finished_back - 1, \(Int.max)), calls FROM j_events
-            WHERE calls IS NOT NULL AND event_id < ? AND coalesce(event_id + finished_back, \(Int.max)) > ? ORDER BY event_id
-            """,
-            [.integer(range.upperBound), .integer(range.lowerBound)])
+        let eventRuns = try cursor(Self.eventRunsSQL, Self.eventRunsBounds(range).map(JournalValue.integer))
         /// The cursor whose run comes next, and whether it is an event row's.
         func nextRun() -> (JournalCursor, inEventRow: Bool)? {
             switch (runs.hasRow, eventRuns.hasRow) {
@@ -250,6 +246,23 @@ extension JournalReader {
             next += 1
             return pending[next - 1]
         }
+    }
+
+    /// The runs kept in event rows that can hold calls in `?1...?2` (see ``eventRunsBounds(_:)``),
+    /// as (the first call's seq, the event, the highest seq its last call may have, calls), in
+    /// seq order: found by the event rows' key, from ``CallRun/eventRowReach`` before `?1`.
+    static let eventRunsSQL = """
+        SELECT event_id + 1, event_id, min(coalesce(event_id + finished_back, \(Int.max)), event_id + \(CallRun.eventRowReach)) - 1,
+            calls
+        FROM j_events
+        WHERE event_id > ?3 AND event_id < ?2 AND calls IS NOT NULL AND coalesce(event_id + finished_back, \(Int.max)) > ?1
+        ORDER BY event_id
+        """
+
+    /// The arguments of ``eventRunsSQL`` for the seqs `range`, in order.
+    static func eventRunsBounds(_ range: ClosedRange<Int>) -> [Int] {
+        let (from, overflowed) = range.lowerBound.subtractingReportingOverflow(CallRun.eventRowReach)
+        return [range.lowerBound, range.upperBound, overflowed ? Int.min : from]
     }
 
     private func decodeCall(_ call: CallRun.Call, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {

@@ -625,8 +625,9 @@ final class RowWriter {
         eventRows.append(row.status?.kind.rawValue)
         eventRows.append(raisedMicroseconds)
         eventRows.append(row.thread)
-        // (An event written before its end, at a transaction's end, keeps its calls in runs.)
-        if row.finishedSeq != nil {
+        // (An event written before its end, at a transaction's end, or one that ends too far
+        // from its raise for readers to find its row by its calls, keeps its calls in runs.)
+        if let finished = row.finishedSeq, finished - raised.id.rawValue <= CallRun.eventRowReach {
             appendCalls(of: raised.id.rawValue)
         } else {
             eventRows.append(nil as Int?)

@@ -69,48 +69,65 @@ package enum JournalTampering {
     ) throws(Failure) {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        let sql = """
-            SELECT seq, event_id, last_seq, calls, 0 FROM j_call_runs WHERE seq <= \(seq) AND last_seq >= \(seq)
-            UNION ALL
-            SELECT event_id + 1, event_id, coalesce(event_id + finished_back - 1, \(Int.max)), calls, 1 FROM j_events
-            WHERE calls IS NOT NULL AND event_id < \(seq) AND coalesce(event_id + finished_back, \(Int.max)) > \(seq)
-            ORDER BY 1
-            """
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
-            sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK
-        else { throw Failure(description: "\(sql) failed on \(path): \(String(cString: sqlite3_errmsg(db)))") }
-        while sqlite3_step(statement) == SQLITE_ROW {
-            let (first, event, last) = (
-                Int(sqlite3_column_int64(statement, 0)), Int(sqlite3_column_int64(statement, 1)),
-                Int(sqlite3_column_int64(statement, 2)))
-            let inEventRow = sqlite3_column_int64(statement, 4) == 1
-            var calls: [CallRun.Call] = []
-            let text = UnsafeBufferPointer(
-                start: sqlite3_column_text(statement, 3), count: Int(sqlite3_column_bytes(statement, 3)))
-            guard CallRun.calls(in: text, event: event, firstSeq: first, lastSeq: last, lastSeqIsBound: inEventRow, into: &calls),
-                let index = calls.firstIndex(where: { $0.seq == seq })
-            else { continue }
-            edit(&calls, index)
-            let removal = inEventRow
-                ? "UPDATE j_events SET calls = NULL WHERE event_id = \(event);" : "DELETE FROM j_call_runs WHERE seq = \(first);"
-            guard !calls.isEmpty else { return try execute(removal, on: path) }
-            guard calls.allSatisfy({ (0...CallRun.largestHandlerNumber).contains($0.handlerNumber) }) else {
-                throw Failure(description: "a run cannot hold the handler number the change gives the call at seq \(seq)")
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw Failure(description: "cannot open \(path): \(String(cString: sqlite3_errmsg(db)))")
+        }
+        // The runs that can hold `seq`: those of j_call_runs, then those of event rows (the
+        // reader's own query).
+        let sources: [(sql: String, arguments: [Int], inEventRow: Bool)] = [
+            ("SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ?1 AND last_seq >= ?1 ORDER BY seq", [seq], false),
+            (JournalReader.eventRunsSQL, JournalReader.eventRunsBounds(seq...seq), true),
+        ]
+        for source in sources {
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_prepare_v2(db, source.sql, -1, &statement, nil) == SQLITE_OK else {
+                throw Failure(description: "\(source.sql) failed on \(path): \(String(cString: sqlite3_errmsg(db)))")
             }
-            let run = CallRun()
-            for call in calls { run.append(call, of: event) }
-            let written = run.close { String(decoding: $0, as: UTF8.self) }
-            if calls[0].seq == event + 1 && inEventRow {
-                return try execute("UPDATE j_events SET calls = '\(written)' WHERE event_id = \(event)", on: path)
+            for (index, argument) in source.arguments.enumerated() {
+                sqlite3_bind_int64(statement, Int32(index + 1), Int64(argument))
             }
-            return try execute("""
-                \(removal)
-                INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
-                VALUES (\(calls[0].seq), \(event), \(calls[calls.count - 1].seq), '\(written)')
-                """, on: path)
+            while sqlite3_step(statement) == SQLITE_ROW {
+                let (first, event, last) = (
+                    Int(sqlite3_column_int64(statement, 0)), Int(sqlite3_column_int64(statement, 1)),
+                    Int(sqlite3_column_int64(statement, 2)))
+                var calls: [CallRun.Call] = []
+                let text = UnsafeBufferPointer(
+                    start: sqlite3_column_text(statement, 3), count: Int(sqlite3_column_bytes(statement, 3)))
+                guard CallRun.calls(
+                    in: text, event: event, firstSeq: first, lastSeq: last, lastSeqIsBound: source.inEventRow, into: &calls),
+                    let index = calls.firstIndex(where: { $0.seq == seq })
+                else { continue }
+                edit(&calls, index)
+                return try write(calls, of: event, over: source.inEventRow ? nil : first, in: path, changing: seq)
+            }
         }
         throw Failure(description: "no run of \(path) holds a call at seq \(seq)")
+    }
+
+    /// Writes `calls` (edited) of `event` back as a writer would, in place of the run at
+    /// `runSeq` of `j_call_runs` or, when `runSeq` is `nil`, of the event's row: in the event's
+    /// row while the first call is the one right after its raise, in `j_call_runs` otherwise
+    /// (or nowhere, when no call is left).
+    private static func write(
+        _ calls: [CallRun.Call], of event: Int, over runSeq: Int?, in path: String, changing seq: Int
+    ) throws(Failure) {
+        let removal = runSeq.map { "DELETE FROM j_call_runs WHERE seq = \($0);" }
+            ?? "UPDATE j_events SET calls = NULL WHERE event_id = \(event);"
+        guard !calls.isEmpty else { return try execute(removal, on: path) }
+        guard calls.allSatisfy({ (0...CallRun.largestHandlerNumber).contains($0.handlerNumber) }) else {
+            throw Failure(description: "a run cannot hold the handler number the change gives the call at seq \(seq)")
+        }
+        let run = CallRun()
+        for call in calls { run.append(call, of: event) }
+        let written = run.close { String(decoding: $0, as: UTF8.self) }
+        if runSeq == nil && calls[0].seq == event + 1 {
+            return try execute("UPDATE j_events SET calls = '\(written)' WHERE event_id = \(event)", on: path)
+        }
+        try execute("""
+            \(removal)
+            INSERT INTO j_call_runs (seq, event_id, last_seq, calls)
+            VALUES (\(calls[0].seq), \(event), \(calls[calls.count - 1].seq), '\(written)')
+            """, on: path)
     }
 }
