@@ -300,14 +300,15 @@ extension JournalReader {
     /// The seq below which the last `count` steps (calls and undelivered steps) lie.
     public func seqBeforeLastSteps(_ count: Int) throws(JournalError) -> Int {
         guard count > 0 else { return -1 }
-        // The last `count` runs of each place hold at least `count` calls, all from the first
-        // run's seq on.
+        // The last `count` runs (by their first seqs, in event rows and in j_call_runs) hold at
+        // least `count` calls, all from the first run's seq on.
         let runsFrom = try integer(
             """
             SELECT coalesce(min(seq), 1) FROM (
-                SELECT * FROM (SELECT seq FROM j_call_runs ORDER BY seq DESC LIMIT ?1)
+                SELECT seq FROM (SELECT seq FROM j_call_runs ORDER BY seq DESC LIMIT ?1)
                 UNION ALL
-                SELECT * FROM (SELECT event_id + 1 AS seq FROM j_events WHERE calls IS NOT NULL ORDER BY event_id DESC LIMIT ?1))
+                SELECT seq FROM (SELECT event_id + 1 AS seq FROM j_events WHERE calls IS NOT NULL ORDER BY event_id DESC LIMIT ?1)
+                ORDER BY seq DESC LIMIT ?1)
             """, [.integer(count)]) ?? 1
         var seqs: [Int] = []
         let calls = try packedCalls(in: max(runsFrom, 1)...Int.max)
