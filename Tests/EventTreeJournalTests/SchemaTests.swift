@@ -133,6 +133,22 @@ final class Capturing: Recorder, @unchecked Sendable {
         }
     }
 
+    /// Calls live in two places (event rows and `j_call_runs`): a condition on a call view's
+    /// `event_id` must still reach both places' keys, never unpack every run of the journal
+    /// (a reader beside a writer that did so held its read for seconds and let the log grow).
+    @Test func aCallViewFilteredByEventReadsBothPlacesByTheirKeys() async throws {
+        try await withTemporaryJournal { journal in
+            for view in ["j_calls", "call_history", "delivery_history"] {
+                for condition in ["event_id = 5", "event_id > 5"] {
+                    let plan = try lines(journal.path, "EXPLAIN QUERY PLAN SELECT * FROM \(view) WHERE \(condition)")
+                    #expect(plan.contains { $0.contains("SEARCH j_call_runs USING INDEX j_call_runs_by_event") }, "\(view) \(condition): \(plan)")
+                    #expect(plan.contains { $0.contains("SEARCH j_events USING INTEGER PRIMARY KEY") }, "\(view) \(condition): \(plan)")
+                    #expect(!plan.contains { $0.contains("SCAN j_events") || $0.contains("SCAN j_call_runs") }, "\(view) \(condition): \(plan)")
+                }
+            }
+        }
+    }
+
     /// Every code of every enumeration, written into the tables, must read as the same word
     /// in every view as in Swift.
     @Test func everyCodeReadsAsTheSameWordInSwiftAndInTheViews() async throws {
