@@ -2,11 +2,12 @@ extension JournalReader {
     /// A query of the `call_history` or the `delivery_history` view restricted to the rows
     /// with a seq in `seqs`, fast on a big journal.
     ///
-    /// Calls are stored packed, a run of them to an event row or a `j_call_runs` row, and the views unpack
-    /// them; a condition on a view's `seq` cannot reach the runs' key, so over the view itself
-    /// SQLite unpacks every run of the journal to filter or sort its calls. This is the view's
-    /// own definition (as the journal holds it: the schema is checked to be exactly ours), its
-    /// calls read only from the runs that can hold such seqs, found by their key.
+    /// Calls are stored packed, a run of them to an event row or a `j_call_runs` row, and the
+    /// views unpack them; a condition on a view's `seq` cannot reach the runs' keys, so over
+    /// the view itself SQLite unpacks every run of the journal to filter or sort its calls.
+    /// This is the view's own definition (as the journal holds it: the schema is checked to be
+    /// exactly ours), its calls read only from the runs that can hold such seqs, found by
+    /// their keys.
     ///
     /// - Parameters:
     ///   - view: `call_history` or `delivery_history`.

@@ -1,5 +1,6 @@
 /// A run of handler calls as the journal keeps it (its event row's `calls` when it starts at
-/// the seq after the raise, otherwise a `j_call_runs` row): the calls of one event handed to
+/// the seq after the raise and the raise ends within ``eventRowReach``, otherwise a
+/// `j_call_runs` row): the calls of one event handed to
 /// the writer together, in seq order, as a JSON array with one array per call (so that plain
 /// SQL unpacks them with `json_each`, as the `j_calls` view does):
 ///

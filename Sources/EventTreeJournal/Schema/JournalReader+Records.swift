@@ -198,9 +198,7 @@ extension JournalReader {
         // Both give a run as (its first call's seq, its event, its last call's seq, calls), in
         // the order of their first calls; an event row's last call comes before its end, and
         // within its reach (see ``CallRun/eventRowReach``).
-        let runs = try cursor(
-            "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ? AND last_seq >= ? ORDER BY seq",
-            [.integer(range.upperBound), .integer(range.lowerBound)])
+        let runs = try cursor(Self.callRunsSQL, Self.eventRunsBounds(range).prefix(2).map(JournalValue.integer))
         let eventRuns = try cursor(Self.eventRunsSQL, Self.eventRunsBounds(range).map(JournalValue.integer))
         /// The cursor whose run comes next, and whether it is an event row's.
         func nextRun() -> (JournalCursor, inEventRow: Bool)? {
@@ -248,6 +246,11 @@ extension JournalReader {
         }
     }
 
+    /// The runs of `j_call_runs` that can hold calls in `?1...?2` (the first two of
+    /// ``eventRunsBounds(_:)``), as (the first call's seq, the event, the last call's seq,
+    /// calls), in seq order.
+    static let callRunsSQL = "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ?2 AND last_seq >= ?1 ORDER BY seq"
+
     /// The runs kept in event rows that can hold calls in `?1...?2` (see ``eventRunsBounds(_:)``),
     /// as (the first call's seq, the event, the highest seq its last call may have, calls), in
     /// seq order: found by the event rows' key, from ``CallRun/eventRowReach`` before `?1`.
@@ -259,7 +262,8 @@ extension JournalReader {
         ORDER BY event_id
         """
 
-    /// The arguments of ``eventRunsSQL`` for the seqs `range`, in order.
+    /// The arguments of ``eventRunsSQL`` for the seqs `range`, in order (the first two those
+    /// of ``callRunsSQL``).
     static func eventRunsBounds(_ range: ClosedRange<Int>) -> [Int] {
         let (from, overflowed) = range.lowerBound.subtractingReportingOverflow(CallRun.eventRowReach)
         return [range.lowerBound, range.upperBound, overflowed ? Int.min : from]

@@ -73,9 +73,9 @@ package enum JournalTampering {
             throw Failure(description: "cannot open \(path): \(String(cString: sqlite3_errmsg(db)))")
         }
         // The runs that can hold `seq`: those of j_call_runs, then those of event rows (the
-        // reader's own query).
+        // reader's own queries).
         let sources: [(sql: String, arguments: [Int], inEventRow: Bool)] = [
-            ("SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ?1 AND last_seq >= ?1 ORDER BY seq", [seq], false),
+            (JournalReader.callRunsSQL, [seq, seq], false),
             (JournalReader.eventRunsSQL, JournalReader.eventRunsBounds(seq...seq), true),
         ]
         for source in sources {
