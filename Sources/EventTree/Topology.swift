@@ -129,7 +129,9 @@ struct LiveRouteTree: RouteTree {
 
     func hasPropagateHandler(at node: Int) -> Bool {
         snapshot._withUnsafeGuaranteedRef { snapshot in
-            snapshot.topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) && !$0.isRemoved }
+            // The plans as the raise found them: a handler removed during delivery still
+            // counts, one added does not (descend filters are judged at raise time).
+            snapshot.topology.plan(for: node, type: typeIndex).contains { $0.phases.contains(.propagate) }
         }
     }
 }

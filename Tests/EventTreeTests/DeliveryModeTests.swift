@@ -118,6 +118,76 @@ import Testing
         #expect(f.recorder.calls == Array(repeating: "app/a target a -> handled", count: 3))
     }
 
+    // DESIGN A9: both descend filters are judged on the registrations at raise time.
+
+    @Test func descendFirstHandlerKeepsABranchStoppedWhenItsHandlerIsRemovedDuringDelivery() {
+        let f = Fixture()
+        let token = f.a.on(Ping.self, label: "a") { _, _ in .handled }
+        f.a1.on(Ping.self, label: "a1") { _, _ in .handled }
+        f.app.on(Ping.self, phases: .target, label: "remove-a") { _, _ in
+            token.remove()
+            return .handled
+        }
+        f.recorder.clear()
+        f.app.raise(Ping(), mode: .descend(.firstHandler))
+        // `a` had the branch's first handler when the event was raised: a1 is below it.
+        #expect(f.recorder.calls == ["app target remove-a -> handled"])
+    }
+
+    @Test func descendFirstHandlerIgnoresAHandlerAddedAboveDuringDelivery() {
+        let f = Fixture()
+        f.a1.on(Ping.self, label: "a1") { _, _ in .handled }
+        f.app.on(Ping.self, phases: .target, label: "add-a") { _, _ in
+            f.a.on(Ping.self, label: "late-a") { _, _ in .handled }
+            return .handled
+        }
+        f.recorder.clear()
+        f.app.raise(Ping(), mode: .descend(.firstHandler))
+        #expect(f.recorder.calls == [
+            "app target add-a -> handled",
+            "app/a/a1 propagate a1 -> handled",
+        ])
+    }
+
+    @Test func descendDeepestLevelIgnoresAHandlerAddedDeeperDuringDelivery() {
+        let f = Fixture()
+        f.a.on(Ping.self, label: "a") { _, _ in .handled }
+        f.b.on(Ping.self, label: "b") { _, _ in .handled }
+        f.app.on(Ping.self, phases: .target, label: "add-a1") { _, _ in
+            f.a1.on(Ping.self, label: "late-a1") { _, _ in .handled }
+            return .handled
+        }
+        f.a.on(Ping.self, label: "add-b1") { _, _ in
+            f.b1.on(Ping.self, label: "late-b1") { _, _ in .handled }
+            return .handled
+        }
+        f.recorder.clear()
+        f.app.raise(Ping(), mode: .descend(.deepestLevel))
+        #expect(f.recorder.calls == [
+            "app target add-a1 -> handled",
+            "app/a propagate a -> handled",
+            "app/a propagate add-b1 -> handled",
+            "app/b propagate b -> handled",
+        ])
+    }
+
+    @Test func descendDeepestLevelKeepsItsLevelWhenItsHandlersAreRemovedDuringDelivery() {
+        let f = Fixture()
+        f.a.on(Ping.self, label: "a") { _, _ in .handled }
+        let deep = f.a1.on(Ping.self, label: "a1") { _, _ in .handled }
+        f.b1.on(Ping.self, label: "b1") { _, _ in .handled }
+        f.app.on(Ping.self, phases: .target, label: "remove-a1") { _, _ in
+            deep.remove()
+            return .handled
+        }
+        f.recorder.clear()
+        f.app.raise(Ping(), mode: .descend(.deepestLevel))
+        #expect(f.recorder.calls == [
+            "app target remove-a1 -> handled",
+            "app/b/b1 propagate b1 -> handled",
+        ])
+    }
+
     @Test func siblingOrderIsTheAttachOrderIncludingExplicitPositions() throws {
         let f = Fixture()
         let a0 = EventNode("a0", bus: f.bus)
