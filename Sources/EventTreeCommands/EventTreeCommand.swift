@@ -25,7 +25,7 @@ public struct EventTreeCommand: ParsableCommand {
     public init() {}
 
     /// The tool's version.
-    public static let version = "0.3.0"
+    public static let version = "0.1.0"
 
     /// Exit status for findings (`--fail-on`).
     public static let findingsStatus: Int32 = 1
