@@ -44,8 +44,11 @@ struct Delivery {
         var transforms: [RaisedEvent] = []
         /// The box of the value the last transform produced.
         var transformedBox: AnyEventBox?
-        /// The first failure's error, for the result.
+        /// The first failure's error (or the refusal's), for the result.
         var firstFailureMessage = ""
+        /// For an error: the handlers whose conversions it descends from, which must not
+        /// convert it again.
+        var blockedConverters: [HandlerID] = []
     }
 
     /// The raise's ``Detour``, made if it has none yet.
@@ -85,7 +88,7 @@ struct Delivery {
     init(
         bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: NodeCore, isLive: Bool, raise: Raise,
         box: AnyEventBox, channel: HandlerRegistration.Channel, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
-        batch: RecordBatch?, isOutermost: Bool
+        batch: RecordBatch?, isOutermost: Bool, blockedConverters: [HandlerID], refusal: DeliveryError?
     ) {
         self.bus = bus
         self.snapshot = snapshot
@@ -110,6 +113,12 @@ struct Delivery {
             eventID: raise.id, origin: origin.id, nodeID: origin.id, phase: .target, cause: raise.cause,
             handler: HandlerID(rawValue: 0), core: origin)
         self.raise = raise
+        if !blockedConverters.isEmpty { takeDetour().blockedConverters = blockedConverters }
+        if let refusal {
+            walk.stage = .done
+            verdict.refuse()
+            takeDetour().firstFailureMessage = refusal.description
+        }
     }
 
     /// The raise as it was made, as a value. Made from `box` before any transform (the
@@ -131,8 +140,9 @@ struct Delivery {
         case transformed
         /// A handler threw: the error is raised at once from its node, on the error channel.
         case reportError(any Error, at: NodeCore, cause: EventID)
-        /// An error handler converted the error into `event`, raised from its node in bubble mode.
-        case convert(any Event, at: NodeCore, cause: EventID)
+        /// Error handler `converter` converted the error into `event`, raised from its node in
+        /// bubble mode.
+        case convert(any Event, at: NodeCore, cause: EventID, converter: HandlerID)
     }
 
     /// Advances to the next handler that should be called, or returns `nil` when the
@@ -279,6 +289,12 @@ struct Delivery {
                 entry, with: DeliveryError.errorTransformOnEventChannel(label: entry.registration.label), startedAt: startedAt,
                 nanoseconds: nanoseconds)
         }
+        if channel == .errors, case .transformed(let event) = outcome, let detour,
+           detour.blockedConverters.contains(entry.id) {
+            return fail(
+                entry, with: DeliveryError.conversionLoop(label: entry.registration.label, eventType: type(of: event).eventTypeName),
+                startedAt: startedAt, nanoseconds: nanoseconds)
+        }
         if case .answered(let value) = outcome {
             if let failure = answerError(for: value) {
                 return fail(entry, with: failure, startedAt: startedAt, nanoseconds: nanoseconds)
@@ -301,7 +317,7 @@ struct Delivery {
             continueStepWithAllHandlers(after: entry)
             return .transformed
         case (.convert, .transformed(let event)):
-            return .convert(event, at: entry.core, cause: currentID)
+            return .convert(event, at: entry.core, cause: currentID, converter: entry.id)
         default:
             return nil
         }
@@ -372,7 +388,8 @@ struct Delivery {
         case .consumed: verdict.namedHandler.map { .consumed(by: $0) } ?? .delivered
         case .answered: verdict.namedHandler.map { .answered(by: $0) } ?? .delivered
         case .failed:
-            verdict.firstFailure.map { .failed(HandlerFailure(site: $0, message: detour?.firstFailureMessage ?? "")) } ?? .delivered
+            // No failing handler: the bus refused the raise.
+            .failed(HandlerFailure(site: verdict.firstFailure, message: detour?.firstFailureMessage ?? ""))
         }
     }
 

@@ -20,13 +20,16 @@ final class DeliveryStack {
     struct Frame {
         let bus: ObjectIdentifier
         var eventID: EventID
+        /// How many deliveries of the bus are nested here, this one included (1: outermost).
+        let depth: Int
         /// Unretained: the delivery that puts the frame on a stack holds its batch for as
         /// long as the frame is there (so a frame is plain data, saved and restored by copy).
         private let batchRef: Unmanaged<RecordBatch>?
 
-        init(bus: ObjectIdentifier, eventID: EventID, batch: RecordBatch?) {
+        init(bus: ObjectIdentifier, eventID: EventID, batch: RecordBatch?, depth: Int) {
             self.bus = bus
             self.eventID = eventID
+            self.depth = depth
             batchRef = batch.map { Unmanaged.passUnretained($0) }
         }
 
@@ -118,6 +121,11 @@ final class DeliveryStack {
         spareRecordCount = count
         if spareBatch == nil { spareBatch = consume batch }
     }
+
+    /// The error handlers whose conversions the innermost delivery descends from, innermost
+    /// last: an error raised here must not be converted by them again (see
+    /// ``DeliveryError/conversionLoop(label:eventType:)``). Empty unless an error was converted.
+    var converting: [HandlerID] = []
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.
     struct Saved {

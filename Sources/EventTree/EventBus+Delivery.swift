@@ -6,14 +6,19 @@ extension EventBus {
     /// - Parameters:
     ///   - stack: This thread's deliveries, when the caller already has it.
     ///   - inherited: The batch of the delivery this one follows up (an error or a
-    ///     conversion), which then is not the outermost; `nil` to look at `stack`.
+    ///     conversion), which then is not the outermost; `nil` to look at `enclosing`.
+    ///   - enclosing: The innermost delivery of this bus on the raising thread.
+    ///   - depth: How deep the delivery nests (1: outermost); past ``maximumNestingDepth``
+    ///     the raise is refused.
+    ///   - converting: For an error, the handlers whose conversions it descends from.
     @inline(never)
     func begin(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
-        inherited: RecordBatch??, stack: DeliveryStack? = nil
+        inherited: RecordBatch??, enclosing: DeliveryStack.Frame?, depth: Int, converting: [HandlerID],
+        stack: DeliveryStack? = nil
     ) -> Delivery {
-        let outer = inherited == nil ? (stack ?? DeliveryStack.current).innermost(of: ObjectIdentifier(self)) : nil
+        let outer = inherited == nil ? enclosing : nil
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
         let raisedAt = isRecorded ? clock.nanoseconds() : 0
@@ -55,10 +60,13 @@ extension EventBus {
             batch?.append(FactRecord(
                 seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostHandlers: [])))
         }
+        let refusal: DeliveryError? = depth > maximumNestingDepth
+            ? .nestingTooDeep(eventType: typeName(ofType: typeIndex), limit: maximumNestingDepth, cause: cause) : nil
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, origin: origin, isLive: isLive,
             raise: Delivery.Raise(id: id, typeIndex: typeIndex, mode: mode, cause: cause, recorded: recorded),
-            box: box, channel: channel, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+            box: box, channel: channel, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost,
+            blockedConverters: channel == .errors ? converting : [], refusal: refusal)
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -155,10 +163,14 @@ extension EventBus {
         policy: FailurePolicy = .continue, answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, onMainActor: Bool,
         cause: EventID? = nil, inherited: RecordBatch?? = nil, stack: DeliveryStack = .current
     ) -> RaiseResult {
+        let enclosing = stack.innermost(of: ObjectIdentifier(self))
+        let depth = (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited, stack: stack)
-        let outerCall = stack.push(.init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch))
+            inherited: inherited, enclosing: enclosing, depth: depth,
+            converting: channel == .errors ? stack.converting : [], stack: stack)
+        let outerCall = stack.push(
+            .init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch, depth: depth))
         let timed = delivery.isRecording
         // A recorded call ends with one reading, which is also the start of the next call
         // when nothing else ran in between (0 after a follow-up, and when not timed): one
@@ -193,10 +205,14 @@ extension EventBus {
                 _ = deliver(
                     makeBox(error), channel: .errors, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
                     inherited: .some(delivery.batch), stack: stack)
-            case let .convert(event, node, cause)?:
+            case let .convert(event, node, cause, converter)?:
+                // Errors raised within the converted event's delivery are not converted by
+                // `converter` again: no chain of conversions can loop.
+                stack.converting.append(converter)
                 _ = deliver(
                     makeBox(event), channel: .events, at: node, mode: .bubble, onMainActor: onMainActor, cause: cause,
                     inherited: .some(delivery.batch), stack: stack)
+                stack.converting.removeLast()
             }
             lastReading = 0
         }
@@ -208,19 +224,28 @@ extension EventBus {
 
     /// Delivers the value in `box` on `channel`, awaiting main-actor handlers in route order,
     /// and returns how it ended.
+    ///
+    /// - Parameters:
+    ///   - depth: How deep the delivery nests, when it follows up another (`nil`: one below
+    ///     the calling thread's innermost delivery, if any).
+    ///   - converting: The handlers whose conversions the delivery descends from.
     func deliverAsync(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode, policy: FailurePolicy = .continue,
-        answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, cause: EventID? = nil, inherited: RecordBatch?? = nil
+        answerCheck: (@Sendable (any Sendable) -> Bool)? = nil, cause: EventID? = nil, inherited: RecordBatch?? = nil,
+        depth: Int? = nil, converting: [HandlerID] = []
     ) async -> RaiseResult {
+        let enclosing = inherited == nil ? DeliveryStack.current.innermost(of: ObjectIdentifier(self)) : nil
+        let depth = depth ?? (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited)
+            inherited: inherited, enclosing: enclosing, depth: depth, converting: converting)
         while let next = delivery.nextHandler() {
             // Retained: the step's list may change across the suspension.
             let entry = next.takeUnretainedValue()
-            let frame = DeliveryStack.Frame(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch)
+            let frame = DeliveryStack.Frame(
+                bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch, depth: depth)
             let (result, started, elapsed) = await entry.callAwaiting(
-                delivery.box, delivery.context, in: frame, clock: delivery.isRecording ? clock : nil)
+                delivery.box, delivery.context, in: frame, converting: converting, clock: delivery.isRecording ? clock : nil)
             let followUp: Delivery.FollowUp?
             switch result {
             case .success(let outcome):
@@ -232,9 +257,13 @@ extension EventBus {
             case .transformed?:
                 break  // each call's frame is made with the current id
             case let .reportError(error, node, cause)?:
-                _ = await deliverAsync(makeBox(error), channel: .errors, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
-            case let .convert(event, node, cause)?:
-                _ = await deliverAsync(makeBox(event), channel: .events, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch))
+                _ = await deliverAsync(
+                    makeBox(error), channel: .errors, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch),
+                    depth: depth + 1, converting: converting)
+            case let .convert(event, node, cause, converter)?:
+                _ = await deliverAsync(
+                    makeBox(event), channel: .events, at: node, mode: .bubble, cause: cause, inherited: .some(delivery.batch),
+                    depth: depth + 1, converting: converting + [converter])
             case nil:
                 break
             }
@@ -250,22 +279,32 @@ extension HandlerEntry {
     /// - Returns: The result, when the call started and how long it ran (both 0 when
     ///   `clock` is `nil`: the delivery is not recorded).
     func callAwaiting(
-        _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, clock: EventClock?
+        _ box: AnyEventBox, _ context: HandlerContext, in frame: DeliveryStack.Frame, converting: [HandlerID],
+        clock: EventClock?
     ) async -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         let body = body
         guard body.runsOnMainActor else {
-            return Self.run(clock, in: frame, calling: context.handler) { try body.call(box, context) }
+            return Self.run(clock, in: frame, converting: converting, calling: context.handler) { try body.call(box, context) }
         }
-        return await MainActor.run { Self.run(clock, in: frame, calling: context.handler) { try body.call(box, context) } }
+        return await MainActor.run {
+            Self.run(clock, in: frame, converting: converting, calling: context.handler) { try body.call(box, context) }
+        }
     }
 
     private static func run(
-        _ clock: EventClock?, in frame: DeliveryStack.Frame, calling handler: HandlerID, _ body: () throws -> Outcome
+        _ clock: EventClock?, in frame: DeliveryStack.Frame, converting: [HandlerID], calling handler: HandlerID,
+        _ body: () throws -> Outcome
     ) -> (Result<Outcome, any Error>, startedAt: Int, nanoseconds: Int) {
         let stack = DeliveryStack.current
         let outerCall = stack.push(frame)
         stack.handler = handler
-        defer { stack.pop(restoring: outerCall) }
+        // A synchronous raise inside the call sees the conversions this delivery descends from.
+        let outerConverting = stack.converting
+        stack.converting = converting
+        defer {
+            stack.converting = outerConverting
+            stack.pop(restoring: outerCall)
+        }
         let started = clock?.nanoseconds() ?? 0
         let result = Result { try body() }
         return (result, started, clock.map { $0.nanoseconds() - started } ?? 0)

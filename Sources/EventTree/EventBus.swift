@@ -33,6 +33,11 @@ public final class EventBus: @unchecked Sendable {
     let isRecorded: Bool
     /// Where recorded times come from.
     let clock: EventClock
+    /// How deep raises may nest on one thread (a handler's raise, an error a failing call
+    /// raises, an event an error handler converts): a raise deeper than this is refused and
+    /// ends ``RaiseStatus/failed(_:)`` with ``DeliveryError/nestingTooDeep(eventType:limit:cause:)``,
+    /// so that a handler whose raise leads back to itself cannot overflow the thread's stack.
+    public let maximumNestingDepth: Int
 
     /// Creates a bus and starts its session.
     ///
@@ -41,10 +46,14 @@ public final class EventBus: @unchecked Sendable {
     ///   - appVersion: The embedding app's version, recorded with the session.
     ///   - process: The process name recorded with the session.
     ///   - clock: Where recorded times come from (the system's clocks by default).
+    ///   - maximumNestingDepth: How deep raises may nest on one thread before a raise is
+    ///     refused (see ``maximumNestingDepth``); at least 1.
     public init(
         recorder: (any Recorder)? = nil, appVersion: String? = nil,
-        process: String = ProcessInfo.processInfo.processName, clock: EventClock = .system
+        process: String = ProcessInfo.processInfo.processName, clock: EventClock = .system,
+        maximumNestingDepth: Int = 64
     ) {
+        self.maximumNestingDepth = max(1, maximumNestingDepth)
         self.recorder = recorder
         batchRecorder = recorder as? any BatchRecorder
         isRecorded = recorder != nil

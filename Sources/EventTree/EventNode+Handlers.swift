@@ -69,7 +69,8 @@ extension EventNode {
     /// see it, typed ones by its type); or ``Outcome/transformed(_:)`` to convert it into
     /// an ordinary event raised from this node in bubble mode. An error handler that throws
     /// is recorded as failed and does not catch the error (nothing is raised for its own
-    /// error, so errors cannot loop).
+    /// error). Errors cannot loop: a handler never converts twice in one cause chain (see
+    /// ``DeliveryError/conversionLoop(label:eventType:)``).
     @inlinable @discardableResult
     public func onError<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,

@@ -82,19 +82,20 @@ public enum RaiseStatus: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A handler call that failed: where, and the error's description.
+/// Why a raise failed: the first handler call that failed, or the bus refusing the raise.
 public struct HandlerFailure: Sendable, Hashable, CustomStringConvertible {
-    /// Where the failing handler ran.
-    public var site: HandlerSite
+    /// Where the failing handler ran; `nil` when the bus refused the raise before any
+    /// handler ran (see ``DeliveryError/nestingTooDeep(eventType:limit:cause:)``).
+    public var site: HandlerSite?
     /// `String(describing:)` of the error.
     public var message: String
 
     /// Creates a failure.
-    public init(site: HandlerSite, message: String) {
+    public init(site: HandlerSite?, message: String) {
         self.site = site
         self.message = message
     }
 
     /// `message` from the site.
-    public var description: String { "\(message) from \(site)" }
+    public var description: String { site.map { "\(message) from \($0)" } ?? message }
 }

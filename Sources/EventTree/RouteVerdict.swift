@@ -31,6 +31,8 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     public var stopsAfterStep = false
     /// The route stops now: not even the current node's remaining handlers run.
     public var isStopped = false
+    /// The bus refused the raise before its first step: it ends `failed`, naming no handler.
+    public var isRefused = false
 
     /// A verdict before any call.
     @inlinable
@@ -98,6 +100,16 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
         }
     }
 
+    /// Refuses the raise before its first step (nested too deep): no step runs and it ends
+    /// `failed`. Acting, so that a refused event is no dead letter; never catching, so that a
+    /// refused error is an unhandled one.
+    @inlinable
+    public mutating func refuse() {
+        isRefused = true
+        isStopped = true
+        acted = true
+    }
+
     /// How the raise ends, by the rules of ``RaiseStatus``: `consumed` or `answered` when a
     /// handler stopped the route; otherwise `failed` when any call failed; otherwise, for a
     /// request, `unanswered`; otherwise `delivered` when some handler acted (on the error
@@ -111,7 +123,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
             default: return .consumed
             }
         }
-        if firstFailure != nil { return .failed }
+        if firstFailure != nil || isRefused { return .failed }
         if isRequest { return .unanswered }
         return isUnattended ? .unhandled : .delivered
     }

@@ -53,7 +53,8 @@ struct TraceRenderer {
     private func describe(_ status: RaiseStatus) -> String {
         switch status {
         case .failed(let failure):
-            "failed by \(failure.site.label) at \(path(failure.site.node)) \(failure.site.phase): \(failure.message)"
+            failure.site.map { "failed by \($0.label) at \(path($0.node)) \($0.phase): \(failure.message)" }
+                ?? "failed: \(failure.message)"
         default:
             status.site.map { "\(status.name) by \($0.label) at \(path($0.node)) \($0.phase)" } ?? status.name
         }

@@ -36,8 +36,8 @@ struct Fixture {
     let b: EventNode
     let b1: EventNode
 
-    init() {
-        bus = EventBus(recorder: recorder)
+    init(maximumNestingDepth: Int = 64) {
+        bus = EventBus(recorder: recorder, maximumNestingDepth: maximumNestingDepth)
         app = EventNode("app", bus: bus)
         a = EventNode("a", parent: app)
         a1 = EventNode("a1", parent: a)

@@ -44,7 +44,8 @@ public struct ReplayFinding: Sendable {
             }
             return "lost: released during delivery before it reached \(steps.joined(separator: ", "))"
         case .failed:
-            guard let failure else { return "failed" }
+            // A raise the bus refused (nested too deep) failed with no handler.
+            guard let failure else { return event.message.map { "failed: \($0)" } ?? "failed" }
             return "failed: \(failure.site) threw: \(failure.message)"
         case .consumed:
             guard let stoppedBy else { return "consumed" }

@@ -32,6 +32,9 @@ struct ChainSimulator {
         var run = ChainRun(verdict: RouteVerdict(
             channel: root.channel, isRequest: root.kind == .request, policy: root.policy,
             ignoresConsumption: variation.ignoresConsumption))
+        // A raise that failed naming no handler was refused by the bus (nested too deep):
+        // nothing on its route was called.
+        if root.status == .failed, root.stop == nil { run.verdict.refuse() }
         let channel = root.channel
         let raiseSeq = root.id.rawValue
         let endSeq = chain.compactMap(\.finishedSeq).max() ?? Int.max
