@@ -8,9 +8,12 @@ struct Verify: TerminalCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a journal against its hash chain: names the first record that was changed, removed, inserted or moved.",
         discussion: """
-            Prints one line that ends with the journal's head (SEQ:HASH) and exits 0 when the journal is \
-            intact, 1 when it is not, 2 when it cannot be read. A head kept outside the file (--expect-head, \
-            --checkpoint) also catches a journal cut short or rewritten as a whole.
+            Prints one line that ends with the journal's head (SEQ:HASH). Exits 0 when the journal is \
+            intact (every record is covered by a checkpoint that matches), 1 when it is altered (a \
+            checkpoint disagrees: the first differing seq) or unproven (records no checkpoint covers, \
+            or none at all: the first such seq), 2 when it cannot be read. A head kept outside the file \
+            (--expect-head, --checkpoint) also catches a journal cut short or rewritten as a whole; \
+            records after that head are unproven.
             """)
 
     @OptionGroup var options: JournalArguments
@@ -55,7 +58,8 @@ struct Verify: TerminalCommand {
         switch options.format {
         case .json, .jsonl:
             let fields: [(String, JSONValue)] = [
-                ("intact", .bool(report.isIntact)), ("first_bad_seq", JSONValue(report.firstBadSeq)),
+                ("intact", .bool(report.isIntact)), ("verdict_kind", .string(report.verdictKind)),
+                ("first_bad_seq", JSONValue(report.firstBadSeq)),
                 ("verdict", .string(report.line)), ("records", .integer(report.records)),
                 ("checkpoints", .integer(report.checkpoints)), ("unchained", .integer(report.unchained)),
                 ("head", JSONValue(report.head?.description)),

@@ -25,6 +25,55 @@ import Testing
         }
     }
 
+    @Test func aRaiseAppendedAfterTheLastCheckpointIsUnprovenEvenWithTheRealHead() async throws {
+        try await withDemoJournal { path in
+            let intact = try Tool.run(["verify", path])
+            let head = try #require(intact.stdout.split(separator: " ").last.map { String($0.dropLast()) })
+            let forged = 108 + 50
+            try JournalTampering.execute("""
+                INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, payload, finished_back, result)
+                SELECT \(forged), session_id, type_id, kind, origin_id, mode, payload, 0, result
+                FROM j_events ORDER BY event_id DESC LIMIT 1
+                """, on: path)
+            let expected = "unproven from seq \(forged): 1 record from this seq on is covered by no checkpoint: the tail of a writer that stopped before chaining them (opening the journal to write chains them) or records added to the file; head \(head)\n"
+            for arguments in [["verify", path], ["verify", path, "--expect-head", head]] {
+                let result = try Tool.run(arguments)
+                #expect(result.status == 1)
+                #expect(result.stdout == expected)
+            }
+            let json = try Tool.run(["verify", path, "--format", "json"])
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(fields["verdict_kind"] as? String == "unproven")
+            #expect(fields["first_bad_seq"] as? Int == forged)
+        }
+    }
+
+    @Test func aJournalWhoseChainWasDeletedIsUnprovenFromItsFirstRecord() async throws {
+        try await withDemoJournal { path in
+            let first = try #require(try VerifyCommandTests.firstChainedSeq(path))
+            try JournalTampering.execute("DELETE FROM j_chain", on: path)
+            let result = try Tool.run(["verify", path])
+            #expect(result.status == 1)
+            #expect(result.stdout == "unproven from seq \(first): the journal has 94 records and no checkpoint: nothing proves them (its chain was removed, or it was never written); head none\n")
+        }
+    }
+
+    @Test func changedSessionCountsAreAltered() async throws {
+        try await withDemoJournal { path in
+            let row = try JournalReader(path: path).rows("SELECT session_id, ended_seq, events, steps FROM j_sessions")[0]
+            let (session, ended, events, steps) = (row[0].description, row[1].description, row[2].description, row[3].description)
+            try JournalTampering.execute("UPDATE j_sessions SET events = 0, dropped = 999", on: path)
+            let result = try Tool.run(["verify", path])
+            #expect(result.status == 1)
+            #expect(result.stdout.hasPrefix("altered at seq \(ended): session \(session) stores 0 events, \(steps) steps and 999 dropped records, but its chained rows hold \(events), \(steps) and 0: its counts were changed; head 108:"))
+        }
+    }
+
+    static func firstChainedSeq(_ path: String) throws -> Int? {
+        let stream = try JournalReader(path: path).chainRecords()
+        return stream.current?.seq
+    }
+
     @Test func aSignedCheckpointFileIsCheckedAgainstThePublicKey() async throws {
         try await withTemporaryDirectory { directory in
             let key = Curve25519.Signing.PrivateKey()

@@ -56,7 +56,15 @@ final class Checkpoints: @unchecked Sendable {
             #expect(report.records == (try Self.chainedSeqs(path)).count)
             #expect(report.head == checkpoints.last?.head)
             #expect(report.line == "intact: \(report.records) records in \(report.checkpoints) checkpoint\(report.checkpoints == 1 ? "" : "s") match the hash chain; head \(report.head!)")
-            #expect(try Self.verify(path, expecting: checkpoints.first!.head).isIntact)
+            #expect(try Self.verify(path, expecting: checkpoints.last!.head).isIntact)
+            // An earlier head proves the records up to it, and no further.
+            let earlier = checkpoints.first!.head
+            let partial = try Self.verify(path, expecting: earlier)
+            let firstAfter = try #require(try Self.chainedSeqs(path).first { $0 > earlier.seq })
+            #expect(partial.verdict == .unproven(
+                seq: firstAfter,
+                "records from this seq on come after the expected head \(earlier): the head kept outside the file does not cover them"))
+            #expect(partial.firstBadSeq == firstAfter)
         }
     }
 
@@ -259,11 +267,14 @@ final class Checkpoints: @unchecked Sendable {
         }
     }
 
-    /// Expects the upgraded journal at `path` to verify intact with `oldHead` (the head its
-    /// old version handed out), and a change on either side of the upgrade to be named.
+    /// Expects the upgraded journal at `path` to verify intact, to pass through `oldHead`
+    /// (the head its old version handed out; the records after it are unproven by it), and a
+    /// change on either side of the upgrade to be named.
     static func expectChainKept(_ path: String, through oldHead: JournalHead, in directory: String) throws {
+        #expect(try verify(path).isIntact)
         let report = try verify(path, expecting: oldHead)
-        #expect(report.isIntact)
+        #expect(report.verdictKind == "unproven")
+        #expect(report.firstBadSeq == (try chainedSeqs(path)).first { $0 > oldHead.seq })
         #expect(report.records == (try chainedSeqs(path)).count)
         for (copy, bound) in [("/before.eventtree", "<="), ("/after.eventtree", ">")] {
             try FileManager.default.copyItem(atPath: path, toPath: directory + copy)

@@ -64,6 +64,9 @@ public struct JournalVerifier {
         var unchained = 0
         var lastSeq = Int.min
         var reachedExpected = false
+        // The first record no checkpoint covers, and the first after the expected head.
+        var firstUncovered: Int?
+        var firstAfterExpected: Int?
         // Records of rule 3's checkpoints are dense; those of older ones keep their form (a
         // file's rules only ever go up: a dense record below an older checkpoint is altered).
         let denseAfter = checkpoints.filter { $0.rule != .perCheckpointWords }.map(\.upto).max() ?? 0
@@ -84,8 +87,10 @@ public struct JournalVerifier {
                 checkpoint += 1
                 position = 0
             }
+            if let expectedHead, record.seq > expectedHead.seq, firstAfterExpected == nil { firstAfterExpected = record.seq }
             guard checkpoint < checkpoints.count else {
                 unchained += 1
+                if firstUncovered == nil { firstUncovered = record.seq }
                 try stream.advance()
                 continue
             }
@@ -144,6 +149,23 @@ public struct JournalVerifier {
                 : "no record has the expected head's seq \(expectedHead.seq): the journal was rewritten"
             return result(.altered(seq: min(expectedHead.seq, end + 1), reason), records: records, unchained: unchained)
         }
+        // A cleanly closed journal ends with a checkpoint: records after it are a crashed
+        // writer's tail (which the next open chains) or were added to the file.
+        if let firstUncovered {
+            let reason = checkpoints.isEmpty
+                ? "the journal has \(unchained) record\(unchained == 1 ? "" : "s") and no checkpoint: nothing proves them (its chain was removed, or it was never written)"
+                : "\(unchained) record\(unchained == 1 ? " from this seq on is" : "s from this seq on are") covered by no checkpoint: the tail of a writer that stopped before chaining them (opening the journal to write chains them) or records added to the file"
+            return result(.unproven(seq: firstUncovered, reason), records: records, unchained: unchained)
+        }
+        if let expectedHead, let firstAfterExpected {
+            return result(
+                .unproven(seq: firstAfterExpected, "records from this seq on come after the expected head \(expectedHead): the head kept outside the file does not cover them"),
+                records: records, unchained: unchained)
+        }
+        // Checked once every record is proven: a count then differs only when it was changed.
+        if let session = try reader.firstSessionWithWrongCounts() {
+            return result(.altered(seq: session.endedSeq, session.reason), records: records, unchained: unchained)
+        }
         return result(.intact, records: records, unchained: unchained)
     }
 }
@@ -185,11 +207,15 @@ public struct JournalHead: Sendable, Hashable, CustomStringConvertible, Lossless
 public struct JournalVerification: Sendable {
     /// The verdict.
     public enum Verdict: Sendable, Equatable {
-        /// Every chained record matches the chain.
+        /// Every record is covered by a checkpoint (and, given one, by the expected head) and
+        /// matches the chain.
         case intact
         /// The record at `seq` (or the first after a removed one) differs from what was
         /// written; the reason says how.
         case altered(seq: Int, String)
+        /// Nothing is known to be wrong, but the records from `seq` on are covered by no
+        /// checkpoint (or come after the expected head): nothing proves them.
+        case unproven(seq: Int, String)
         /// The file itself is damaged.
         case damaged(String)
     }
@@ -201,7 +227,8 @@ public struct JournalVerification: Sendable {
     /// How many checkpoints the chain has.
     public let checkpoints: Int
     /// Records after the last checkpoint: written by a writer that stopped before it could
-    /// chain them (a crash while other threads were still raising), so not proven.
+    /// chain them (a crash while other threads were still raising), or added to the file; a
+    /// journal with any is ``Verdict/unproven(seq:_:)``.
     public let unchained: Int
     /// The chain's last checkpoint, as stored.
     public let head: JournalHead?
@@ -209,10 +236,22 @@ public struct JournalVerification: Sendable {
     /// Whether the journal is intact.
     public var isIntact: Bool { verdict == .intact }
 
-    /// The first bad seq, when there is one.
+    /// The first bad seq (altered, or the first unproven), when there is one.
     public var firstBadSeq: Int? {
-        if case .altered(let seq, _) = verdict { return seq }
-        return nil
+        switch verdict {
+        case .altered(let seq, _), .unproven(let seq, _): seq
+        case .intact, .damaged: nil
+        }
+    }
+
+    /// The verdict's name: `intact`, `altered`, `unproven` or `damaged`.
+    public var verdictKind: String {
+        switch verdict {
+        case .intact: "intact"
+        case .altered: "altered"
+        case .unproven: "unproven"
+        case .damaged: "damaged"
+        }
     }
 
     /// The one-line verdict, ending with the head.
@@ -220,10 +259,11 @@ public struct JournalVerification: Sendable {
         let headText = "head \(head?.description ?? "none")"
         switch verdict {
         case .intact:
-            let tail = unchained == 0 ? "" : "; \(unchained) records after the last checkpoint are not chained (their writer stopped before it could chain them)"
-            return "intact: \(records) records in \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") match the hash chain\(tail); \(headText)"
+            return "intact: \(records) records in \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") match the hash chain; \(headText)"
         case let .altered(seq, reason):
             return "altered at seq \(seq): \(reason); \(headText)"
+        case let .unproven(seq, reason):
+            return "unproven from seq \(seq): \(reason); \(headText)"
         case .damaged(let reason):
             return "damaged: \(reason); \(headText)"
         }
@@ -231,6 +271,34 @@ public struct JournalVerification: Sendable {
 }
 
 extension JournalReader {
+    /// The first ended session whose stored counts (events, steps, dropped records) differ
+    /// from a count of its chained rows. The counts are summaries outside the chain: this is
+    /// what proves the numbers `sessions` prints. An ended session's counts are complete
+    /// (the writer publishes them with its end); a session still running or cut by a crash
+    /// may lag its rows and is not compared.
+    func firstSessionWithWrongCounts() throws(JournalError) -> (endedSeq: Int, reason: String)? {
+        var found: (endedSeq: Int, reason: String)?
+        try each("""
+            SELECT s.session_id, s.ended_seq, s.events, s.steps, s.dropped,
+                   (SELECT count(*) FROM j_events e WHERE e.session_id = s.session_id),
+                   (SELECT count(*) FROM j_calls c JOIN j_events e ON e.event_id = c.event_id
+                     WHERE e.session_id = s.session_id)
+                   + (SELECT count(*) FROM j_undelivered u JOIN j_events e ON e.event_id = u.event_id
+                       WHERE e.session_id = s.session_id),
+                   (SELECT coalesce(sum(t.records), 0) FROM j_trouble t
+                     WHERE t.session_id = s.session_id AND t.kind = 'dropped')
+            FROM j_sessions s WHERE s.ended_seq IS NOT NULL ORDER BY s.session_id
+            """) { row throws(JournalError) in
+            guard found == nil else { return }
+            let stored = (row.int(2), row.int(3), row.int(4))
+            let counted = (row.int(5), row.int(6), row.int(7))
+            if stored != counted {
+                found = (row.int(1), "session \(row.int(0)) stores \(stored.0) events, \(stored.1) steps and \(stored.2) dropped records, but its chained rows hold \(counted.0), \(counted.1) and \(counted.2): its counts were changed")
+            }
+        }
+        return found
+    }
+
     /// `PRAGMA integrity_check`'s first line (`ok` when the file is sound).
     func integrityCheck() throws(JournalError) -> String {
         var lines: [String] = []
