@@ -193,7 +193,10 @@ final class DeliveryStack {
     /// The key whose destructor releases a thread's stack when the thread exits.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
+        pthread_key_create(&key) { argument in
+            // Optional on Glibc and Musl, non-optional on Darwin: typed here so that one
+            // closure compiles on both.
+            let pointer: UnsafeMutableRawPointer? = argument
             guard let pointer else { return }
             // A raise after this (from another key's destructor) makes a new stack.
             eventtree_set_current_delivery_stack(nil)
