@@ -27,7 +27,7 @@ struct Export: TerminalCommand {
     @Option(help: "Export only this session (chrome-trace; default: every session).")
     var session: Int?
 
-    @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
+    @Option(name: .shortAndLong, help: "The file to write (default, or -: standard output).")
     var output: String?
 
     mutating func run(on terminal: CommandTerminal) throws {
@@ -38,15 +38,15 @@ struct Export: TerminalCommand {
         if session != nil && format == .jsonl {
             throw ValidationError("--session applies to chrome-trace; jsonl exports every record")
         }
+        let file = try output.flatMap { $0 == "-" ? nil : try OutputFile(path: $0, notOver: journal) }
         var text = ""
-        let write: (String) -> Void = output == nil ? { terminal.write($0) } : { text += $0 }
+        let write: (String) -> Void = file == nil ? { terminal.write($0) } : { text += $0 }
         switch format {
         case .chromeTrace:
             write(try TraceExport(journal: journal, session: session.map(SessionID.init)).chromeTrace())
         case .jsonl:
             try RecordLines(journal: journal).write(write)
         }
-        guard let output else { return }
-        try OutputFile(path: output).write(text, notOver: journal)
+        try file?.write(text)
     }
 }

@@ -25,14 +25,15 @@ struct Report: TerminalCommand {
     }
 
     private func write(_ journal: String, on terminal: CommandTerminal) throws {
+        let target = output ?? Self.defaultOutput(for: journal)
+        let file = target == "-" ? nil : try OutputFile(path: target, notOver: journal)
         let report = try SessionReport(journal: journal, session: session.map(SessionID.init))
         let html = report.html()
-        let target = output ?? Self.defaultOutput(for: journal)
-        if target == "-" {
+        guard let file else {
             terminal.write(html)
             return
         }
-        try OutputFile(path: target).write(html, notOver: journal)
+        try file.write(html)
         let size = html.utf8.count
         let shown = size < 10_000 ? "\(size) bytes" : size < 10_000_000 ? "\(size / 1_000) KB" : "\(size / 1_000_000) MB"
         terminal.write("Wrote the report of session \(report.session.id.rawValue) (\(report.events) events) to \(target) (\(shown)).\n")
