@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import EventTreeJournal
 import EventTreeReplay
+import EventTreeReport
 
 /// The `eventtree` tool: records the demo, and reads journals back to rebuild trees,
 /// replay delivery and explain what happened.
@@ -72,20 +73,9 @@ public struct EventTreeCommand: ParsableCommand {
     }
 
     /// `error: message` as one line: line breaks and other control characters in it (a
-    /// path may hold any of them) are written as escapes.
+    /// path may hold any of them) are written as escapes (see ``VisibleText``).
     static func errorLine(_ message: String) -> String {
-        var line = "error: "
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                line += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
-        return line + "\n"
+        "error: " + VisibleText.shown(message, limit: nil) + "\n"
     }
 }
 

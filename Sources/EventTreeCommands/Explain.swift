@@ -72,28 +72,32 @@ struct Explain: TerminalCommand {
     private func text(_ explanation: Explanation, color: Bool) -> String {
         let finding = explanation.finding
         let bold = { (text: String) in color ? "\u{1B}[1m" + text + "\u{1B}[0m" : text }
-        var text = "Event \(finding.event.id.rawValue) \(finding.event.typeName) (\(finding.event.kind), \(finding.event.mode)) raised at \(finding.originPath), session \(finding.event.session.rawValue)\n"
+        // Recorded text (names, labels, messages, and the sentences made of them) as
+        // VisibleText shows it: it can neither drive the terminal nor add a line.
+        let shown = { (text: String) in VisibleText.shown(text) }
+        let sentence = { (text: String) in VisibleText.shown(text, limit: VisibleText.lineLimit) }
+        var text = "Event \(finding.event.id.rawValue) \(shown(finding.event.typeName)) (\(finding.event.kind), \(finding.event.mode)) raised at \(shown(finding.originPath)), session \(finding.event.session.rawValue)\n"
         if !finding.transforms.isEmpty {
             text += "Transformed into event\(finding.transforms.count == 1 ? "" : "s") \(finding.transforms.map { String($0.rawValue) }.joined(separator: ", "))\n"
         }
-        text += bold(finding.summary) + "\n"
+        text += bold(sentence(finding.summary)) + "\n"
         if explanation.causes.count > 1 {
             text += "\nCause chain (outermost first):\n"
-            text += explanation.causes.map { "  " + $0.description + "\n" }.joined()
+            text += explanation.causes.map { "  " + sentence($0.description) + "\n" }.joined()
         }
         if !explanation.consequences.isEmpty {
             text += "\nWhat it caused:\n"
-            text += explanation.consequences.map { String(repeating: "  ", count: $0.depth) + $0.description + "\n" }.joined()
+            text += explanation.consequences.map { String(repeating: "  ", count: $0.depth) + sentence($0.description) + "\n" }.joined()
         }
         if let verdict = explanation.node {
-            text += "\n" + bold("\(verdict.nodePath) \(verdict.received ? "got" : "did not get") event \(finding.event.id.rawValue)") + ": " + verdict.summary + "\n"
+            text += "\n" + bold("\(shown(verdict.nodePath)) \(verdict.received ? "got" : "did not get") event \(finding.event.id.rawValue)") + ": " + sentence(verdict.summary) + "\n"
         }
         if let variation = explanation.variation {
             let receivers = explanation.steps.flatMap { step in step.calls.filter { $0.outcome == nil } }
-            text += "\n" + bold("What if, \(variation)") + ": "
+            text += "\n" + bold("What if, \(shown(variation))") + ": "
             text += receivers.isEmpty
                 ? "nobody else would have received it\n"
-                : "it would also have reached " + receivers.map { "\($0.handler.label) at \($0.handler.nodePath) (\($0.handler.phase))" }.joined(separator: ", ") + "\n"
+                : "it would also have reached " + receivers.map { "\(shown($0.handler.label)) at \(shown($0.handler.nodePath)) (\($0.handler.phase))" }.joined(separator: ", ") + "\n"
         }
         text += "\nRoute:\n"
         let table = Table(

@@ -38,11 +38,12 @@ struct Topology: TerminalCommand {
             terminal.write(table.rendered(as: format))
             return
         }
+        // Names and labels as VisibleText shows them: a line break in one cannot draw a node.
         var text = "session \(snapshot.session.rawValue) at seq \(snapshot.seq)\n"
         for node in snapshot.nodes {
             let handlers = node.handlers.isEmpty
-                ? "" : "  [\(node.handlers.count) handler\(node.handlers.count == 1 ? "" : "s"): \(node.handlers.joined(separator: ", "))]"
-            text += String(repeating: "  ", count: node.depth) + node.name + handlers + "\n"
+                ? "" : "  [\(node.handlers.count) handler\(node.handlers.count == 1 ? "" : "s"): \(VisibleText.shown(node.handlers.joined(separator: ", "), limit: VisibleText.lineLimit))]"
+            text += String(repeating: "  ", count: node.depth) + VisibleText.shown(node.name) + handlers + "\n"
         }
         terminal.write(text)
     }

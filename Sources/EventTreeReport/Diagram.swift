@@ -139,13 +139,13 @@ public struct Diagram: Sendable {
     private var dot: String {
         let marks = self.marks
         var text = "digraph eventtree {\n"
-        text += "  graph [rankdir=TB, fontname=\"Helvetica\", label=\(Self.dotQuoted(title)), labelloc=t];\n"
+        text += "  graph [rankdir=TB, fontname=\"Helvetica\", label=\(Self.dotQuoted([title])), labelloc=t];\n"
         text += "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\", fontsize=11];\n"
         text += "  edge [fontname=\"Helvetica\", fontsize=10];\n"
         var parents: [Int] = []
         for node in tree.nodes {
             let mark = marks[node.path]
-            var attributes = ["label=" + Self.dotQuoted(lines(of: node, mark).joined(separator: "\n"))]
+            var attributes = ["label=" + Self.dotQuoted(lines(of: node, mark))]
             if explanation != nil {
                 let stopped = mark?.stoppedBy != nil
                 switch mark?.state {
@@ -171,11 +171,11 @@ public struct Diagram: Sendable {
             text += "  subgraph cluster_causes {\n    label=\"cause chain\"; style=dashed; color=\"#9aa0a6\";\n"
             for link in links {
                 let highlighted = link.event == explanation?.finding.event.id ? ", penwidth=2, color=\"#1565c0\"" : ""
-                text += "    e\(link.event.rawValue) [shape=note, label=\(Self.dotQuoted(causeLabel(link).joined(separator: "\n")))\(highlighted)];\n"
+                text += "    e\(link.event.rawValue) [shape=note, label=\(Self.dotQuoted(causeLabel(link)))\(highlighted)];\n"
             }
             for link in links {
                 guard let from = link.from else { continue }
-                text += "    e\(from.rawValue) -> e\(link.event.rawValue) [label=\(Self.dotQuoted(Self.relationWords(link.relation)))];\n"
+                text += "    e\(from.rawValue) -> e\(link.event.rawValue) [label=\(Self.dotQuoted([Self.relationWords(link.relation)]))];\n"
             }
             text += "  }\n"
         }
@@ -187,25 +187,32 @@ public struct Diagram: Sendable {
         return "event \(finding.event.id.rawValue) \(finding.event.typeName) (\(finding.event.mode)): \(finding.summary)"
     }
 
-    /// A DOT string: quotes and backslashes escaped, lines as `\n`.
-    static func dotQuoted(_ text: String) -> String {
-        var result = "\""
-        for character in text {
-            switch character {
+    /// A DOT string of `lines` (each shown as ``VisibleText`` shows it: a line break or
+    /// control character in recorded text is an escape, never a break), so that no text
+    /// ends the string or adds a statement; the lines are joined with DOT's `\n`.
+    static func dotQuoted(_ lines: [String]) -> String {
+        "\"" + lines.map { backslashEscaped(VisibleText.shown($0)) }.joined(separator: "\\n") + "\""
+    }
+
+    /// `text` with `"` and `\` escaped by a backslash, as both a DOT string and a YAML
+    /// double-quoted string need (DOT's `\n`, `\l` and `\N` in a label then stay text).
+    private static func backslashEscaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            default: result.append(character)
+            default: result.unicodeScalars.append(scalar)
             }
         }
-        return result + "\""
+        return result
     }
 
     // MARK: Mermaid
 
     private var mermaid: String {
         let marks = self.marks
-        var text = "---\ntitle: \(Self.mermaidText(title))\n---\nflowchart TD\n"
+        var text = "---\ntitle: \(Self.yamlQuoted(title))\n---\nflowchart TD\n"
         var parents: [Int] = []
         var classes: [String: [String]] = [:]
         for node in tree.nodes {
@@ -258,19 +265,33 @@ public struct Diagram: Sendable {
         return text
     }
 
-    /// Text safe inside a Mermaid label: quotes and markup characters as entities.
+    /// Text safe inside a quoted Mermaid label or an edge's `|label|`: shown as
+    /// ``VisibleText`` shows it (no line breaks), with quotes, markup characters, `|`, a
+    /// backtick (which would start a Markdown string) and `%` (of a `%%{init: …}%%`
+    /// directive, which Mermaid looks for anywhere in the text) as entities.
     static func mermaidText(_ text: String) -> String {
         var result = ""
-        for character in text {
-            switch character {
+        for scalar in VisibleText.shown(text).unicodeScalars {
+            switch scalar {
             case "\"": result += "#quot;"
             case "<": result += "#lt;"
             case ">": result += "#gt;"
             case "#": result += "#35;"
             case "|": result += "#124;"
-            default: result.append(character)
+            case "`": result += "#96;"
+            case "%": result += "#37;"
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    /// A YAML double-quoted string for the front matter's `title:`: shown as ``VisibleText``
+    /// shows it (no line break can start another key, such as `config:`), with quotes and
+    /// backslashes escaped (`:` and `#` in it are then text, not YAML), and `%` written
+    /// `\x25`, so that the file holds no `%%{…}%%` for a Mermaid that looks for directives
+    /// before it takes the front matter off.
+    static func yamlQuoted(_ text: String) -> String {
+        "\"" + backslashEscaped(VisibleText.shown(text)).replacingOccurrences(of: "%", with: "\\x25") + "\""
     }
 }

@@ -1,5 +1,6 @@
 import EventTree
 import EventTreeJournal
+import EventTreeReport
 import EventTreeTesting
 import Foundation
 import Testing
@@ -188,4 +189,224 @@ import Testing
 /// The first column of a query's first row, read with the plain C API.
 func firstValue(_ path: String, _ sql: String) throws -> String? {
     try JournalReader(path: path).rows(sql).first?.first?.description
+}
+
+// MARK: Hostile text
+
+/// An event whose recorded type name tries to drive a terminal and to open a Mermaid
+/// `config:` block or directive.
+struct HostileEvent: Event {
+    static var eventTypeName: String {
+        "Hostile\u{1B}[2J\u{1B}]0;pwned\u{07}\nconfig:\n  securityLevel: loose\n%%{init: {\"securityLevel\": \"loose\"}}%%\"]; evil [label=\"x"
+    }
+    var text = ""
+}
+
+/// An error whose message clears the screen and adds a line.
+struct HostileError: Error, CustomStringConvertible {
+    var description: String { "boom\r\n\u{1B}[2Jfake error line" }
+}
+
+extension HostileJournalTests {
+    /// Node names, labels, a location, a type name, an error message, a process name and an
+    /// app version, each written to hurt a terminal, a spreadsheet or a diagram.
+    static let escapeName = "\u{1B}[31mred\u{1B}[0m\n  fake-child"
+    static let formulaName = "=HYPERLINK(\"http://evil.example\",\"click\")"
+    static let bidiName = "\u{202E}exe.txt\u{2066}\u{9B}31m\u{85}\u{2028}fake"
+    static let hugeName = String(repeating: "x", count: 10_000_000)
+    static let escapeLabel = "\u{1B}]0;pwned\u{07}label\r\nfake row"
+    static let formulaLocation = "@SUM(1+1)*cmd|' /C calc'!A0"
+
+    /// Records the hostile session into `directory`/hostile.eventtree; returns the path and
+    /// the id of the event raised at the node with escapes in its name.
+    func hostileJournal(in directory: String) throws -> (path: String, event: Int) {
+        let path = directory + "/hostile.eventtree"
+        let journal = try Journal(path: path)
+        let bus = EventBus(recorder: journal, appVersion: "-2+3", process: "\u{1B}]0;x\u{07}proc\nfake process")
+        let app = EventNode("app", bus: bus)
+        let escape = EventNode(Self.escapeName, parent: app)
+        let formula = EventNode(Self.formulaName, parent: app)
+        let bidi = EventNode(Self.bidiName, parent: app)
+        let huge = EventNode(Self.hugeName, parent: app)
+        escape.on(HostileEvent.self, label: Self.escapeLabel, fileID: Self.formulaLocation) { _, _ in .handled }
+        formula.on(HostileEvent.self, label: "+cmd|' /C calc'!A0") { _, _ in throw HostileError() }
+        bidi.on(HostileEvent.self, label: "-1+1") { _, _ in .ignored }
+        huge.on(HostileEvent.self, label: "\tleading tab") { _, _ in .consumed }
+        escape.raise(HostileEvent(text: "\u{1B}[2J"))
+        formula.raise(HostileEvent())
+        bidi.raise(HostileEvent())
+        huge.raise(HostileEvent())
+        try journal.close()
+        _ = (app, escape, formula, bidi, huge)
+        try? FileManager.default.removeItem(atPath: path + ".lock")
+        let event = try #require(Int(try firstValue(path, "SELECT min(event_id) FROM event_history") ?? ""))
+        return (path, event)
+    }
+
+    /// Whether `scalar` could drive a terminal or reorder text (a line feed is the
+    /// output's own).
+    static func isHostile(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A: false
+        case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// Text for people: no control or reordering character, no fake line, and short
+    /// however long a recorded value is.
+    func expectInert(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!text.unicodeScalars.contains(where: Self.isHostile), "\(what)", sourceLocation: sourceLocation)
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for fake in ["fake", "config:", "securityLevel", "%%"] {
+            #expect(!lines.contains { $0.hasPrefix(fake) }, "\(what): a line starts with \(fake)", sourceLocation: sourceLocation)
+        }
+        #expect(text.utf8.count < 200_000, "\(what): \(text.utf8.count) bytes", sourceLocation: sourceLocation)
+        #expect(lines.allSatisfy { $0.count < 3_000 }, "\(what)", sourceLocation: sourceLocation)
+    }
+
+    /// The fields of CSV text (RFC 4180).
+    static func csvRows(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        while let scalar = pending ?? scalars.next() {
+            pending = nil
+            if quoted {
+                if scalar == "\"" {
+                    let next = scalars.next()
+                    if next == "\"" { field += "\"" } else { quoted = false; pending = next }
+                } else {
+                    field.unicodeScalars.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"": quoted = true
+            case ",": row.append(field); field = ""
+            case "\n": row.append(field); rows.append(row); row = []; field = ""
+            default: field.unicodeScalars.append(scalar)
+            }
+        }
+        return rows
+    }
+
+    /// CSV whose cells a spreadsheet reads as values: none that starts a formula, other
+    /// than a number; `quotedFormulas` each appear as a cell `'` + the text.
+    func expectNeutralCSV(_ text: String, _ what: String, rows expected: Int, quotedFormulas: [String] = [],
+                          sourceLocation: SourceLocation = #_sourceLocation) {
+        let rows = Self.csvRows(text)
+        #expect(rows.count == expected + 1, "\(what)", sourceLocation: sourceLocation)
+        #expect(Set(rows.map(\.count)).count == 1, "\(what): rows of different lengths", sourceLocation: sourceLocation)
+        let cells = rows.flatMap { $0 }
+        for cell in cells {
+            guard let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { continue }
+            #expect(Double(cell) != nil, "\(what): the cell \(cell.prefix(80).debugDescription) starts a formula", sourceLocation: sourceLocation)
+        }
+        for formula in quotedFormulas {
+            #expect(cells.contains("'" + formula), "\(what): \(formula.debugDescription)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func recordedTextCannotDriveATerminalASpreadsheetOrADiagram() async throws {
+        try await withTemporaryDirectory { directory in
+            let (path, event) = try hostileJournal(in: directory)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            let before = FileManager.default.contents(atPath: path)
+            func run(_ arguments: [String]) throws -> String {
+                let result = try Tool.run(arguments, in: directory, timeout: 120)
+                #expect(result.status == 0, "\(arguments[0]): \(result.stderr)")
+                #expect(FileManager.default.contents(atPath: path) == before)
+                return result.stdout
+            }
+            let commands: [(arguments: [String], formats: [String])] = [
+                (["sessions", path], ["table", "json", "jsonl", "csv"]),
+                (["replay", path], ["table", "json", "jsonl", "csv"]),
+                (["topology", path], ["table", "json", "jsonl", "csv", "dot", "mermaid"]),
+                (["query", path], ["table", "json", "jsonl", "csv"]),
+                (["tail", path], ["table", "json", "jsonl", "csv"]),
+                (["explain", path, String(event)], ["table", "json", "jsonl", "csv", "dot", "mermaid"]),
+                (["explain", path, String(event), "--node", "app/" + Self.escapeName, "--verbose"], ["table"]),
+            ]
+            for (arguments, formats) in commands {
+                let what = arguments[0]
+                let json = try run(arguments + ["--format", "json"])
+                let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8))
+                let count = (parsed as? [Any])?.count ?? 1
+                for format in formats {
+                    let output = format == "json" ? json : try run(arguments + ["--format", format])
+                    switch format {
+                    case "table": expectInert(output, "\(what) table")
+                    case "csv":
+                        // explain's CSV is its route, one row per step.
+                        let rows = what == "explain" ? Self.csvRows(output).count - 1 : count
+                        expectNeutralCSV(output, "\(what) csv", rows: rows)
+                    case "jsonl":
+                        let lines = output.split(separator: "\n")
+                        #expect(lines.count == count, "\(what) jsonl")
+                        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
+                    case "dot":
+                        expectInert(output, "\(what) dot")
+                        let statements = output.split(separator: "\n")
+                        let shapes = ["digraph ", "  graph [", "  node [", "  edge [", "  n", "  subgraph ", "    label=", "    e", "  }", "}"]
+                        for line in statements {
+                            #expect(shapes.contains { line.hasPrefix($0) }, "\(what) dot: \(line.prefix(80))")
+                        }
+                        if ExternalTool.available("dot"), let dot = ExternalTool.find("dot") {
+                            let file = directory + "/picture.dot"
+                            try output.write(toFile: file, atomically: true, encoding: .utf8)
+                            let rendered = try dot.run(["-Tsvg", file])
+                            #expect(rendered.status == 0, "\(rendered.stderr)")
+                            try FileManager.default.removeItem(atPath: file)
+                        }
+                    case "mermaid":
+                        expectInert(output, "\(what) mermaid")
+                        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+                        // The front matter is three lines; its title one quoted YAML string.
+                        #expect(lines[0] == "---" && lines[2] == "---" && lines[3] == "flowchart TD", "\(what) mermaid")
+                        #expect(lines[1].hasPrefix("title: \"") && lines[1].hasSuffix("\""))
+                        #expect(!lines[1].dropFirst(8).dropLast().replacingOccurrences(of: "\\\\", with: "").replacingOccurrences(of: "\\\"", with: "").contains("\""))
+                        #expect(lines.dropFirst(4).allSatisfy { $0.isEmpty || $0.hasPrefix("  ") }, "\(what) mermaid")
+                        #expect(!output.contains("%%{"))
+                    default: break
+                    }
+                }
+            }
+            // Exactly what people see.
+            let tree = try run(["topology", path]).split(separator: "\n").dropFirst().map(String.init)
+            #expect(tree == [
+                "app",
+                #"  \e[31mred\e[0m\n  fake-child  [1 handler: \e]0;pwned\u{7}label\r\nfake row]"#,
+                #"  =HYPERLINK("http://evil.example","click")  [1 handler: +cmd|' /C calc'!A0]"#,
+                #"  \u{202E}exe.txt\u{2066}\u{9B}31m\u{85}\u{2028}fake  [1 handler: -1+1]"#,
+                "  " + String(repeating: "x", count: VisibleText.limit - 1) + #"…  [1 handler: \tleading tab]"#,
+            ])
+            let mermaid = try run(["explain", path, String(event), "--format", "mermaid"]).split(separator: "\n")
+            #expect(mermaid[1] == #"title: "event \#(event) Hostile\\e[2J\\e]0;pwned\\u{7}\\nconfig:\\n  securityLevel: loose\\n\x25\x25{init: {\"securityLevel\": \"loose\"}}\x25\x25\"]; evil [label=\"x (bubble): delivered: 1 handler call""#)
+            // Machine formats keep every value whole.
+            let nodes = try #require(try JSONSerialization.jsonObject(with: Data(run(["topology", path, "--format", "json"]).utf8)) as? [[String: Any]])
+            #expect(Set(nodes.compactMap { $0["name"] as? String }) == ["app", Self.escapeName, Self.formulaName, Self.bidiName, Self.hugeName])
+            let csv = Self.csvRows(try run(["topology", path, "--format", "csv"]))
+            #expect(csv.contains { $0[2] == Self.hugeName })
+            #expect(csv.contains { $0[2] == "'" + Self.formulaName })
+            let calls = Self.csvRows(try run(["query", path, "--format", "csv"]))
+            #expect(calls.contains { $0[6] == Self.escapeLabel && $0[7].hasPrefix("'" + Self.formulaLocation) })
+            #expect(calls.contains { $0[6] == "'+cmd|' /C calc'!A0" } && calls.contains { $0[6] == "'-1+1" } && calls.contains { $0[6] == "'\tleading tab" })
+            let sessions = Self.csvRows(try run(["sessions", path, "--format", "csv"]))
+            #expect(sessions.last?[8] == "'-2+3")
+            let records = try run(["export", path, "--format", "jsonl"]).split(separator: "\n")
+                .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(Set(records.compactMap { $0["name"] as? String }) == ["app", Self.escapeName, Self.formulaName, Self.bidiName, Self.hugeName])
+            #expect(records.contains { $0["label"] as? String == Self.escapeLabel && ($0["location"] as? String)?.hasPrefix(Self.formulaLocation + ":") == true })
+            #expect(records.contains { $0["event_type"] as? String == HostileEvent.eventTypeName })
+            let trace = try #require(try JSONSerialization.jsonObject(with: Data(run(["export", path, "--format", "chrome-trace"]).utf8)) as? [String: Any])
+            let slices = try #require(trace["traceEvents"] as? [[String: Any]])
+            #expect(slices.contains { $0["name"] as? String == Self.escapeLabel })
+            #expect(slices.contains { $0["name"] as? String == HostileEvent.eventTypeName })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == files)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import EventTreeJournal
+import EventTreeReport
 
 /// Rows with named columns: what every command prints, in any ``OutputFormat``.
 package struct Table: Sendable, Equatable {
@@ -63,8 +64,14 @@ package struct Table: Sendable, Equatable {
         "{" + zip(columns, row).map { JSON.quoted($0) + ":" + $1.json }.joined(separator: ",") + "}"
     }
 
+    /// An aligned table: each cell shown as ``VisibleText`` shows it (control characters
+    /// as escapes; at most ``VisibleText/limit`` characters in a padded column, and
+    /// ``VisibleText/lineLimit`` in the last), so that recorded text can neither drive the
+    /// terminal nor make every row as wide as its longest value.
     private func text(color: Bool, minimumWidths: [Int]) -> String {
-        let cells = rows.map { $0.map(\.plain) }
+        let cells = rows.map { row in
+            row.indices.map { VisibleText.shown(row[$0].plain, limit: $0 == row.count - 1 ? VisibleText.lineLimit : VisibleText.limit) }
+        }
         let widths = columns.indices.map { column in
             max(([columns[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0,
                 minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
@@ -80,9 +87,44 @@ package struct Table: Sendable, Equatable {
         return output
     }
 
+    /// A CSV field: quoted when it holds a separator, a quote or a line break (RFC 4180),
+    /// and neutralised when a spreadsheet would read it as a formula: a value that begins
+    /// with `=`, `+`, `-`, `@`, a tab or a carriage return, other than a plain number such
+    /// as `-3` or `-1.5`, gets a `'` in front and is quoted (OWASP's advice for CSV injection).
     private static func csv(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isNumber(value) {
+            return quoted("'" + value)
+        }
+        // By scalars: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return quoted(value)
+    }
+
+    private static func quoted(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Whether `value` is a decimal number a spreadsheet reads as one and nothing else:
+    /// an optional sign, digits, an optional fraction and an optional exponent.
+    private static func isNumber(_ value: String) -> Bool {
+        var rest = value.utf8[...]
+        func digits() -> Int {
+            let count = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            rest = rest.dropFirst(count)
+            return count
+        }
+        if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { rest = rest.dropFirst() }
+        guard digits() > 0 else { return false }
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if let e = rest.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            rest = rest.dropFirst()
+            if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { rest = rest.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return rest.isEmpty
     }
 }
 
