@@ -26,9 +26,18 @@ struct ReportJSON {
     }
 
     /// A number with at most three decimals (trace times: microseconds to the nanosecond).
+    ///
+    /// A value read from a journal can be anything a REAL holds: one whose thousandths
+    /// pass ±2⁵³ (where a Double no longer holds every integer, and long before `Int`
+    /// would overflow) is written in exponent form, and one that is not finite, which JSON
+    /// cannot write, as `null`.
     mutating func number(_ value: Double) {
+        guard value.isFinite else { return null() }
         separate()
-        let thousandths = Int((value * 1_000).rounded())
+        guard let thousandths = Int(exactly: (value * 1_000).rounded()), thousandths.magnitude <= 1 << 53 else {
+            bytes.append(contentsOf: "\(value)".utf8)
+            return
+        }
         var text = String(thousandths / 1_000)
         let fraction = abs(thousandths % 1_000)
         if thousandths < 0 && thousandths > -1_000 { text = "-" + text }

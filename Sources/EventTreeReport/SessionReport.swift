@@ -102,7 +102,14 @@ public struct SessionReport: Sendable {
         self.handlers = try reader.registrations().handlers.filter { nodeIDs.contains($0.node) }
         self.callCounts = callCounts
         let first = findings.lazy.compactMap(\.event.raisedMicroseconds).first
-        self.activeMicroseconds = first.flatMap { first in lastActivity.map { $0 - first } }
+        // Times read from the file: two far apart would overflow the difference (the last is
+        // the largest, so it can only overflow upwards).
+        self.activeMicroseconds = first.flatMap { first in
+            lastActivity.map { last in
+                let (span, overflow) = last.subtractingReportingOverflow(first)
+                return overflow ? Int.max : span
+            }
+        }
     }
 
     /// The number of events replayed (as `eventtree replay` counts them).

@@ -125,6 +125,50 @@ import Testing
         }
     }
 
+    @Test func absurdStoredNumbersAreWrittenNotTrapped() async throws {
+        try await withTemporaryDirectory { directory in
+            // A REAL past what an Int holds (the trap was at 1e16 microseconds' thousandths),
+            // its negative, the edge, and infinity (9e999), which JSON cannot write.
+            let startTimes = [("1e300", "1e+300"), ("-1e300", "-1e+300"), ("1e16", "1e+16"), ("9e999", "null"), ("-1.5", "-1.5")]
+            for (index, (stored, written)) in startTimes.enumerated() {
+                let path = try demo(directory, named: "start-\(index).eventtree", altered: "UPDATE j_sessions SET started_at = \(stored)")
+                let lines = try Tool.run(["export", path, "--format", "jsonl"], in: directory)
+                #expect(lines.status == 0, "\(stored): \(lines.stderr)")
+                #expect(lines.stdout.hasPrefix(#"{"seq":1,"record":"session_started","session":1,"started_at":\#(written),"process":"eventtree-demo","#), "\(stored)")
+                for line in lines.stdout.split(separator: "\n") {
+                    #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(stored): \(line)")
+                }
+                let file = directory + "/start-\(index).jsonl"
+                let saved = try Tool.run(["export", path, "--format", "jsonl", "-o", file], in: directory)
+                #expect(saved.status == 0 && FileManager.default.contents(atPath: file) == Data(lines.stdout.utf8), "\(stored)")
+                try expectEveryFormatExitsCleanly(path, in: directory, "\(stored)")
+            }
+            // Raise times at both ends of an Int: the report's first-to-last span cannot be
+            // subtracted, the trace's times are past what a Double holds exactly.
+            let times = try demo(directory, named: "times.eventtree", altered: """
+                UPDATE j_events SET raised_us = 9223372036854775807 WHERE event_id = (SELECT max(event_id) FROM j_events);
+                UPDATE j_events SET raised_us = -9223372036854775808 WHERE event_id = (SELECT min(event_id) FROM j_events);
+                """)
+            try expectEveryFormatExitsCleanly(times, in: directory, "raised_us")
+            let trace = try Tool.run(["export", times, "--format", "chrome-trace"], in: directory)
+            #expect(trace.stdout.contains(#""ts":9.223372036854776e+18"#) && trace.stdout.contains(#""ts":-9.223372036854776e+18"#))
+        }
+    }
+
+    /// Runs `export` in both formats, `report` and `sessions` in every format on `path`:
+    /// each exits 0 with JSON that parses, whatever number the journal holds.
+    func expectEveryFormatExitsCleanly(_ path: String, in directory: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let runs: [[String]] = [["export", path, "--format", "chrome-trace"], ["report", path, "-o", "-"], ["replay", path]]
+            + ["table", "json", "jsonl", "csv"].map { ["sessions", path, "--format", $0] }
+        for arguments in runs {
+            let result = try Tool.run(arguments, in: directory, timeout: 60)
+            #expect(result.status == 0, "\(what): \(arguments[0]) \(arguments.last ?? ""): \(result.stderr)", sourceLocation: sourceLocation)
+            if arguments[0] == "export" {
+                #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil, "\(what)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     @Test func aWalLeftWithoutItsShmIsReadWithoutCreatingAnythingBesideIt() async throws {
         try await withTemporaryDirectory { directory in
             let live = directory + "/live.eventtree"
