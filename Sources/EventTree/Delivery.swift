@@ -33,7 +33,7 @@ struct Delivery {
     /// The value the route carries now (see `unretainedBox`).
     var box: AnyEventBox { unretainedBox.takeUnretainedValue() }
     /// The bus's number for the type of `box`.
-    private var typeIndex: Int
+    private(set) var typeIndex: Int
     /// What only a raise that is transformed or fails needs, made when it first does: a
     /// plain raise neither builds nor destroys it.
     private var detour: Detour?
@@ -88,7 +88,7 @@ struct Delivery {
     init(
         bus: EventBus, snapshot: TopologySnapshot, generation: Int, origin: NodeCore, isLive: Bool, raise: Raise,
         box: AnyEventBox, channel: HandlerRegistration.Channel, policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?,
-        batch: RecordBatch?, isOutermost: Bool, blockedConverters: [HandlerID], refusal: DeliveryError?
+        batch: RecordBatch?, isOutermost: Bool
     ) {
         self.bus = bus
         self.snapshot = snapshot
@@ -113,12 +113,24 @@ struct Delivery {
             eventID: raise.id, origin: origin.id, nodeID: origin.id, phase: .target, cause: raise.cause,
             handler: HandlerID(rawValue: 0), core: origin)
         self.raise = raise
-        if !blockedConverters.isEmpty { takeDetour().blockedConverters = blockedConverters }
-        if let refusal {
-            walk.stage = .done
-            verdict.refuse()
-            takeDetour().firstFailureMessage = refusal.description
-        }
+    }
+
+    /// The event whose handler made the raise.
+    var cause: EventID? { raise.cause }
+
+    /// Refuses the raise before its first step (see ``RouteVerdict/refuse()``).
+    @inline(never)
+    mutating func refuse(_ refusal: DeliveryError) {
+        walk.stage = .done
+        verdict.refuse()
+        takeDetour().firstFailureMessage = refusal.description
+    }
+
+    /// For an error: `converters` (the handlers whose conversions it descends from) must
+    /// not convert it again.
+    @inline(never)
+    mutating func blockConversions(by converters: [HandlerID]) {
+        takeDetour().blockedConverters = converters
     }
 
     /// The raise as it was made, as a value. Made from `box` before any transform (the

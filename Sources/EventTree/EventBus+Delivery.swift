@@ -7,18 +7,14 @@ extension EventBus {
     ///   - stack: This thread's deliveries, when the caller already has it.
     ///   - inherited: The batch of the delivery this one follows up (an error or a
     ///     conversion), which then is not the outermost; `nil` to look at `enclosing`.
-    ///   - enclosing: The innermost delivery of this bus on the raising thread.
-    ///   - depth: How deep the delivery nests (1: outermost); past ``maximumNestingDepth``
-    ///     the raise is refused.
-    ///   - converting: For an error, the handlers whose conversions it descends from.
+    ///   - outer: The innermost delivery of this bus on the raising thread, for a raise that
+    ///     follows up nothing.
     @inline(never)
     func begin(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
-        inherited: RecordBatch??, enclosing: DeliveryStack.Frame?, depth: Int, converting: [HandlerID],
-        stack: DeliveryStack? = nil
+        inherited: RecordBatch??, outer: DeliveryStack.Frame?, stack: DeliveryStack? = nil
     ) -> Delivery {
-        let outer = inherited == nil ? enclosing : nil
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
         let raisedAt = isRecorded ? clock.nanoseconds() : 0
@@ -60,13 +56,22 @@ extension EventBus {
             batch?.append(FactRecord(
                 seq: sequence.advance(), fact: .stepUndelivered(id, node: origin.id, phase: .target, lostHandlers: [])))
         }
-        let refusal: DeliveryError? = depth > maximumNestingDepth
-            ? .nestingTooDeep(eventType: typeName(ofType: typeIndex), limit: maximumNestingDepth, cause: cause) : nil
         return Delivery(
             bus: self, snapshot: snapshot, generation: generation, origin: origin, isLive: isLive,
             raise: Delivery.Raise(id: id, typeIndex: typeIndex, mode: mode, cause: cause, recorded: recorded),
-            box: box, channel: channel, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost,
-            blockedConverters: channel == .errors ? converting : [], refusal: refusal)
+            box: box, channel: channel, policy: policy, answerCheck: answerCheck, batch: batch, isOutermost: isOutermost)
+    }
+
+    /// Applies the rules that keep nesting finite to a delivery just begun, when they can
+    /// apply (it nests past ``maximumNestingDepth``, or it is an error): refuses a raise
+    /// nested too deep; keeps `converting` from converting an error again.
+    @inline(never)
+    func limitNesting(of delivery: inout Delivery, depth: Int, converting: [HandlerID]) {
+        if depth > maximumNestingDepth {
+            delivery.refuse(.nestingTooDeep(
+                eventType: typeName(ofType: delivery.typeIndex), limit: maximumNestingDepth, cause: delivery.cause))
+        }
+        if delivery.channel == .errors, !converting.isEmpty { delivery.blockConversions(by: converting) }
     }
 
     /// Records the event a transform produced: a new id, linked to the old one, keeping its
@@ -167,8 +172,10 @@ extension EventBus {
         let depth = (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited, enclosing: enclosing, depth: depth,
-            converting: channel == .errors ? stack.converting : [], stack: stack)
+            inherited: inherited, outer: inherited == nil ? enclosing : nil, stack: stack)
+        if depth > maximumNestingDepth || channel == .errors {
+            limitNesting(of: &delivery, depth: depth, converting: stack.converting)
+        }
         let outerCall = stack.push(
             .init(bus: ObjectIdentifier(self), eventID: delivery.currentID, batch: delivery.batch, depth: depth))
         let timed = delivery.isRecording
@@ -238,7 +245,10 @@ extension EventBus {
         let depth = depth ?? (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited, enclosing: enclosing, depth: depth, converting: converting)
+            inherited: inherited, outer: enclosing)
+        if depth > maximumNestingDepth || channel == .errors {
+            limitNesting(of: &delivery, depth: depth, converting: converting)
+        }
         while let next = delivery.nextHandler() {
             // Retained: the step's list may change across the suspension.
             let entry = next.takeUnretainedValue()

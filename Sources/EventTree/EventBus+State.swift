@@ -27,6 +27,7 @@ extension EventBus {
         /// Hooks by kind, in registration order, each with the number its token removes.
         var deadLetterHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []
         var unhandledErrorHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []
+        var warningHooks: [(number: Int, hook: @Sendable (String) -> Void)] = []
         var nextHook = 1
         /// The event and error types raised so far, by channel and box type.
         var types: [TypeKey: TypeInfo] = [:]

@@ -110,10 +110,36 @@ public final class EventBus: @unchecked Sendable {
         }
     }
 
+    /// Calls `hook` with each run-time warning about how the bus is used (one line saying
+    /// what went wrong and how to fix it), instead of writing it to standard error. Today's
+    /// only warning: a synchronous raise off the main actor reached a main-actor handler,
+    /// given once per handler. Hooks add up: every registered hook is called, in order.
+    ///
+    /// - Returns: A token that removes this hook.
+    @discardableResult
+    public func onWarning(_ hook: @escaping @Sendable (String) -> Void) -> HookToken {
+        lock.withLock {
+            defer { state.nextHook += 1 }
+            state.warningHooks.append((state.nextHook, hook))
+            return HookToken(number: state.nextHook, bus: self)
+        }
+    }
+
+    /// Gives `warning` to the warning hooks, or writes it to standard error when there are none.
+    func warn(_ warning: String) {
+        let hooks = lock.withLock { state.warningHooks }
+        guard !hooks.isEmpty else {
+            FileHandle.standardError.write(Data("EventTree: warning: \(warning)\n".utf8))
+            return
+        }
+        for (_, hook) in hooks { hook(warning) }
+    }
+
     func removeHook(_ number: Int) {
         lock.withLock {
             state.deadLetterHooks.removeAll { $0.number == number }
             state.unhandledErrorHooks.removeAll { $0.number == number }
+            state.warningHooks.removeAll { $0.number == number }
         }
     }
 

@@ -18,6 +18,9 @@ final class HandlerEntry: Sendable {
     /// depends only on the value's type, so it is computed once per type (benign races:
     /// every writer stores the same verdict for a type).
     private let verdict = Atomic<Int>(0)
+    /// Set once the bus warned that a synchronous raise reached this main-actor handler
+    /// off the main actor (it warns once per handler).
+    private let warnedOffMainActor = Atomic<Bool>(false)
 
     init(registration: HandlerRegistration, core: NodeCore, body: HandlerBody) {
         self.registration = registration
@@ -64,8 +67,19 @@ final class HandlerEntry: Sendable {
     /// ``DeliveryError/isolatedHandler(label:)``.
     @inline(__always)
     func call(_ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool) throws -> Outcome {
-        if body.runsOnMainActor && !onMainActor { throw DeliveryError.isolatedHandler(label: registration.label) }
+        if body.runsOnMainActor && !onMainActor { throw isolatedCallFailure() }
         return try body.call(box, context)
+    }
+
+    /// The error of a call a synchronous raise made off the main actor; the first time, the
+    /// bus also warns (the failed call alone is easy to miss: only the raise's status says so).
+    @inline(never)
+    private func isolatedCallFailure() -> DeliveryError {
+        if !warnedOffMainActor.exchange(true, ordering: .relaxed) {
+            core.bus?.warn(
+                "handler '\(registration.label)' (\(registration.location)) is isolated to the main actor and a synchronous raise reached it off the main actor, so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async)")
+        }
+        return DeliveryError.isolatedHandler(label: registration.label)
     }
 
     /// Calls `entry` (unretained: its caller's list holds it) on this thread.

@@ -1,4 +1,5 @@
-/// Returned by ``EventBus/onDeadLetter(_:)`` and ``EventBus/onUnhandledError(_:)``:
+/// Returned by ``EventBus/onDeadLetter(_:)``, ``EventBus/onUnhandledError(_:)`` and
+/// ``EventBus/onWarning(_:)``:
 /// removes exactly that hook. Hooks add up: each one registered is called, in registration
 /// order, until it is removed.
 public struct HookToken: Sendable, Hashable {

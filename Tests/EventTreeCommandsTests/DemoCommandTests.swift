@@ -47,7 +47,7 @@ import Testing
     @Test func theVersionIsPrinted() throws {
         let result = try Tool.run(["--version"])
         #expect(result.status == 0)
-        #expect(result.stdout == "eventtree 0.3.0 (journal schema version \(Journal.schemaVersion))\n")
+        #expect(result.stdout == "eventtree 0.1.0 (journal schema version \(Journal.schemaVersion))\n")
     }
 
     @Test func anOlderJournalIsRefusedWithTheWayOutAndUpgradedInPlace() async throws {

@@ -31,6 +31,21 @@ import Testing
         #expect(f.recorder.calls == ["app/a target ui -> failed (\(failure.message))"])
     }
 
+    @Test func aSynchronousRaiseOffTheMainActorWarnsOncePerHandlerWithTheFix() async {
+        let f = Fixture()
+        let warnings = Collector()
+        f.bus.onWarning { warnings.append($0) }
+        f.a.onMainActor(Ping.self, label: "ui") { _, _ in .handled }
+        f.app.onMainActor(Ping.self, label: "root-ui") { _, _ in .handled }
+        for _ in 0..<3 { _ = await Task.detached { f.a.raise(Ping()) }.value }
+        let fix = "so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async)"
+        #expect(warnings.values == [
+            "handler 'ui' (EventTreeTests/MainActorTests.swift:38) is isolated to the main actor and a synchronous raise reached it off the main actor, \(fix)",
+            "handler 'root-ui' (EventTreeTests/MainActorTests.swift:39) is isolated to the main actor and a synchronous raise reached it off the main actor, \(fix)",
+        ])
+        #expect(f.recorder.calls.filter { $0.contains("failed") }.count == 6)
+    }
+
     @MainActor
     @Test func aSynchronousRaiseOnTheMainActorCallsMainActorHandlersDirectly() {
         let f = Fixture()
