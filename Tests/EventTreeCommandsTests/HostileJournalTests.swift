@@ -9,7 +9,10 @@ import Testing
 /// reading command (or exit 0 where the file is fine), never a crash or a hang, and the
 /// file and its directory stay exactly as they were.
 @Suite struct HostileJournalTests {
-    static let commands: [[String]] = [["sessions"], ["replay"], ["topology"], ["query"], ["tail"], ["verify"], ["explain", "-", "43"]]
+    static let commands: [[String]] = [
+        ["sessions"], ["replay"], ["topology"], ["query"], ["tail"], ["verify"], ["explain", "-", "43"],
+        ["report", "-", "-o", "-"], ["export", "-", "--format", "jsonl"], ["export", "-", "--format", "chrome-trace"],
+    ]
 
     /// A copy of the demo journal in `directory`, altered by `sql`.
     func demo(_ directory: String, named name: String, altered sql: String) throws -> String {
