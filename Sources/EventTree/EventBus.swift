@@ -90,11 +90,7 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: A token that removes this hook.
     @discardableResult
     public func onDeadLetter(_ hook: @escaping @Sendable (RaisedEvent) -> Void) -> HookToken {
-        lock.withLock {
-            defer { state.nextHook += 1 }
-            state.deadLetterHooks.append((state.nextHook, hook))
-            return HookToken(number: state.nextHook, bus: self)
-        }
+        addHook(hook, to: \.deadLetterHooks)
     }
 
     /// Calls `hook` for every error that no error handler caught, once, before the raise
@@ -103,11 +99,7 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: A token that removes this hook.
     @discardableResult
     public func onUnhandledError(_ hook: @escaping @Sendable (RaisedEvent) -> Void) -> HookToken {
-        lock.withLock {
-            defer { state.nextHook += 1 }
-            state.unhandledErrorHooks.append((state.nextHook, hook))
-            return HookToken(number: state.nextHook, bus: self)
-        }
+        addHook(hook, to: \.unhandledErrorHooks)
     }
 
     /// Calls `hook` with each run-time warning about how the bus is used (one line saying
@@ -118,9 +110,17 @@ public final class EventBus: @unchecked Sendable {
     /// - Returns: A token that removes this hook.
     @discardableResult
     public func onWarning(_ hook: @escaping @Sendable (String) -> Void) -> HookToken {
+        addHook(hook, to: \.warningHooks)
+    }
+
+    /// Appends `hook` to the hooks at `hooks`, numbered for its token.
+    private func addHook<Argument>(
+        _ hook: @escaping @Sendable (Argument) -> Void,
+        to hooks: WritableKeyPath<State, [(number: Int, hook: @Sendable (Argument) -> Void)]>
+    ) -> HookToken {
         lock.withLock {
             defer { state.nextHook += 1 }
-            state.warningHooks.append((state.nextHook, hook))
+            state[keyPath: hooks].append((state.nextHook, hook))
             return HookToken(number: state.nextHook, bus: self)
         }
     }

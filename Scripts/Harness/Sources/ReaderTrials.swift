@@ -97,7 +97,7 @@ struct ReaderTrials {
                     low = db.execute("SELECT coalesce(max(seq), 0) - 4000 FROM event_history").fetchone()[0]
                     events = db.execute("SELECT event_id, event_type FROM event_history WHERE seq > ?", (low,)).fetchall()
                     # By event id, which reaches the calls' index (a condition on the call
-                    # views' seq cannot: see the README on packed calls).
+                    # views' seq cannot: see the JournalSchema article on how calls are stored).
                     calls = dict(db.execute(
                         "SELECT event_id, count(*) FROM call_history WHERE event_id > ? GROUP BY event_id", (low,)).fetchall())
                 finally:

@@ -1,7 +1,7 @@
 import EventTree
 import EventTreeReplay
 
-/// The stable JSON shapes of replay results (documented in the README).
+/// The stable JSON shapes of replay results (documented in the DocC article The eventtree tool).
 enum FindingEncoding {
     static func site(_ site: StepHandler?) -> JSONValue {
         guard let site else { return .null }
