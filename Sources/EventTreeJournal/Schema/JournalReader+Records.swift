@@ -323,6 +323,13 @@ extension JournalReader {
         try each("SELECT seq FROM j_undelivered ORDER BY seq DESC LIMIT ?", [.integer(count)]) { row throws(JournalError) in
             seqs.append(row.int(0))
         }
+        // Dead letters and unhandled errors are rows of the delivery history too.
+        try each(
+            "SELECT unattended_seq FROM j_event_details WHERE unattended_seq IS NOT NULL ORDER BY unattended_seq DESC LIMIT ?",
+            [.integer(count)]
+        ) { row throws(JournalError) in
+            seqs.append(row.int(0))
+        }
         seqs.sort(by: >)
         return (seqs.prefix(count).last ?? 0) - 1
     }
