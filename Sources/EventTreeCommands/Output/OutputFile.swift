@@ -142,12 +142,9 @@ struct OutputFile {
         if stat(target, &existing) == 0 && fchmod(descriptor, existing.st_mode & 0o7777) != 0 { failed = errno }
         var written = 0
         while failed == nil && written < bytes.count {
+            // pwrite: the same POSIX call everywhere, and not shadowed by this type's `write`.
             let count = bytes[written...].withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
+                pwrite(descriptor, buffer.baseAddress, buffer.count, off_t(written))
             }
             if count < 0 {
                 if errno != EINTR { failed = errno }
