@@ -17,7 +17,7 @@ extension EventBus {
     ) -> Delivery {
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
-        let raisedAt = isRecorded ? clock.nanoseconds() : 0
+        let raisedAt = isRecorded ? clock.now() : 0
         lock.lock()
         let recording: Bool = if let inherited { inherited != nil } else if let outer { outer.batch != nil } else {
             isRecorded && !state.isEnded
@@ -80,7 +80,7 @@ extension EventBus {
         of old: RaisedEvent, into payload: RaisedEvent.Payload, batch: RecordBatch?
     ) -> (RaisedEvent, AnyEventBox, Int) {
         let box = payload.makeBox()
-        let raisedAt = batch != nil ? clock.nanoseconds() : 0
+        let raisedAt = batch != nil ? clock.now() : 0
         lock.lock()
         var log = FactLog(sequence: sequence, isRecording: batch != nil, opensBatch: false)
         let channel = payload.channel
@@ -181,24 +181,21 @@ extension EventBus {
         let timed = delivery.isRecording
         // A recorded call ends with one reading, which is also the start of the next call
         // when nothing else ran in between (0 after a follow-up, and when not timed): one
-        // reading per call, the bookkeeping between two calls counted in the second. A call
-        // that follows nothing starts at a reading of the clock; the ends after it are
-        // counted from there (on the cycle counter where it can be).
-        var timer = CallTimer()
+        // reading per call, the bookkeeping between two calls counted in the second.
         var lastReading = 0
         while let next = delivery.nextHandler() {
             stack.handler = delivery.context.handler
-            let started = lastReading != 0 || !timed ? lastReading : timer.start(clock)
+            let started = lastReading != 0 || !timed ? lastReading : clock.now()
             let followUp: Delivery.FollowUp?
             do {
                 // The step's list holds the handler through the call.
                 let outcome = try delivery.unretainedBox._withUnsafeGuaranteedRef { box in
                     try HandlerEntry.call(next, box, delivery.context, onMainActor: onMainActor)
                 }
-                if timed { lastReading = timer.now(clock, after: started) }
+                if timed { lastReading = clock.now() }
                 followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
-                if timed { lastReading = timer.now(clock, after: started) }
+                if timed { lastReading = clock.now() }
                 followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
             }
             // The stack keeps naming this handler until the next call overwrites it: between

@@ -13,7 +13,7 @@ import Synchronization
 public final class EventBus: @unchecked Sendable {
     // Safe: `state` is read and written only with `lock` held; every other stored
     // property is immutable, atomic, or itself Sendable.
-    let lock = UnfairLock()
+    let lock = Lock()
     /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.
     @exclusivity(unchecked) var state = State()
     /// Bumped by every change that can alter a step's handler list (a handler added or

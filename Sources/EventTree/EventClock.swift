@@ -13,8 +13,8 @@ public struct EventClock: Sendable {
     public let wallSeconds: @Sendable () -> Double
     /// Nanoseconds on a monotonic clock, for raises and handler calls.
     public let nanoseconds: @Sendable () -> Int
-    /// Whether this is ``system``, whose monotonic readings a delivery may take from the
-    /// processor's cycle counter between two real ones (``CycleCounter``).
+    /// Whether this is ``system``: a delivery then reads the monotonic clock directly rather
+    /// than through the closure (once per recorded handler call).
     let isSystem: Bool
 
     /// A clock made of two readings.
@@ -28,9 +28,13 @@ public struct EventClock: Sendable {
         self.isSystem = isSystem
     }
 
-    /// The system's clocks: `Date()` and `CLOCK_MONOTONIC`. A recorded delivery times its
-    /// handler calls from one reading of `CLOCK_MONOTONIC` on with the processor's cycle
-    /// counter, where that counter is the clock's own source (Linux's `tsc` clock source).
+    /// The time now on the monotonic clock (``nanoseconds``).
+    @inline(__always)
+    func now() -> Int {
+        isSystem ? monotonicNanoseconds() : nanoseconds()
+    }
+
+    /// The system's clocks: `Date()` and `CLOCK_MONOTONIC`.
     public static let system = EventClock(
         wallSeconds: { Date().timeIntervalSince1970 }, nanoseconds: monotonicNanoseconds, isSystem: true)
 }

@@ -6,22 +6,31 @@ import Musl
 import Darwin
 #endif
 
-/// A small mutual-exclusion lock over `pthread_mutex_t`.
+/// A mutual-exclusion lock over `pthread_mutex_t`, which a ``Condition`` can wait on: the
+/// one lock type of EventTree (the bus's state, the sequence's open batches, the journal
+/// writer's queue, the recorders' own state).
 ///
-/// `Synchronization.Mutex` draws false "Swift access race" reports from the thread
-/// sanitizer on Linux when threads contend for it, so contended state in EventTree is
-/// guarded by this type instead, keeping the sanitizer a trustworthy signal.
-/// Never call out (handlers, I/O, waits) while holding it.
+/// Debug builds make it an error-checking mutex and trap on a misuse (a thread taking a lock
+/// it holds, or releasing one it does not), as swift-nio's `NIOLock` does. It is used instead
+/// of `Synchronization.Mutex`, which draws false "Swift access race" reports from the thread
+/// sanitizer on Linux when threads contend for it. Never call out (handlers, I/O, waits)
+/// while holding it.
 package final class Lock: @unchecked Sendable {
     // Safe: the mutex lives at a stable heap address for the lifetime of the object and
     // is only touched through pthread calls, which synchronise themselves.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates an unlocked lock.
     package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        #if DEBUG
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        #endif
+        let status = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed with \(status)")
     }
 
@@ -32,18 +41,24 @@ package final class Lock: @unchecked Sendable {
     }
 
     /// Acquires the lock, blocking until it is free.
-    package func lock() { pthread_mutex_lock(mutex) }
+    @inlinable @inline(__always)
+    package func lock() {
+        let status = pthread_mutex_lock(mutex)
+        assert(status == 0, "pthread_mutex_lock failed with \(status): a thread took a lock it holds")
+    }
 
     /// Releases the lock.
-    package func unlock() { pthread_mutex_unlock(mutex) }
-
-    /// The underlying mutex, for ``Condition``.
-    var mutexPointer: UnsafeMutablePointer<pthread_mutex_t> { mutex }
+    @inlinable @inline(__always)
+    package func unlock() {
+        let status = pthread_mutex_unlock(mutex)
+        assert(status == 0, "pthread_mutex_unlock failed with \(status): a thread released a lock it does not hold")
+    }
 
     /// Runs `body` while holding the lock.
     ///
     /// - Parameter body: The critical section. It must not call handlers, do I/O or wait.
     /// - Returns: What `body` returns.
+    @inlinable @inline(__always)
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }

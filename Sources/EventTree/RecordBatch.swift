@@ -1,4 +1,3 @@
-internal import CEventTreeThread
 
 /// The records of one outermost raise (and of the raises it led to), handed to the recorder
 /// in one call when it ends.
@@ -126,9 +125,4 @@ package final class RecordBatch: @unchecked Sendable {
         swap(&room, &other.room)
     }
 
-    /// Asks for the cache lines of the first `records` records' room, to be written (see
-    /// ``DeliveryStack/takeBatch()``).
-    func prefetchForWrite(records: Int) {
-        eventtree_prefetch_for_write(base, min(records, room) * MemoryLayout<FactRecord>.stride)
-    }
 }

@@ -17,7 +17,7 @@ public final class SequenceCounter: @unchecked Sendable {
     // Safe: `next` is atomic; `openBatches` is guarded by `lock`.
     private let next: Atomic<Int>
     /// Guards `openBatches` (never taken when batches are not tracked).
-    private let lock = UnfairLock()
+    private let lock = Lock()
     /// Whether batches are tracked until settled.
     public let tracksOpenBatches: Bool
     /// Guarded by `lock`, so the per-access dynamic exclusivity check is left out.

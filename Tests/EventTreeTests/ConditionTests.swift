@@ -8,7 +8,7 @@ import Testing
 @Suite struct ConditionTests {
     /// State only ever touched with `lock` held.
     private final class Shared: @unchecked Sendable {
-        let lock = UnfairLock()
+        let lock = Lock()
         let changed = Condition()
         var turn = 0
         var released = false

@@ -19,7 +19,7 @@ import Foundation
 final class JournalWriter: @unchecked Sendable {
     // Safe: every mutable property is read and written only with `lock` held, except
     // `rows`, which only the thread holding `isWriting` touches.
-    private let lock = UnfairLock()
+    private let lock = Lock()
     /// The writer thread waits here for work.
     private let wake = Condition()
     /// Raisers, `flush` and `close` wait here for commits and room.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 internal import CEventTreeThread
 import EventTree
 import Foundation
@@ -25,15 +20,9 @@ enum RaisingThread {
 
     /// The calling thread's name as the system knows it (Dispatch names its workers).
     private static func systemName() -> String {
-        #if canImport(Darwin)
         var buffer = [CChar](repeating: 0, count: 64)
-        guard pthread_getname_np(pthread_self(), &buffer, buffer.count) == 0 else { return "" }
+        guard eventtree_thread_name(&buffer, buffer.count) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        #else
-        // Glibc's pthread_getname_np is not visible to Swift; the kernel says the same.
-        let name = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
-        return name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        #endif
     }
 
     private static func numberCurrentThread() -> Int {
