@@ -119,6 +119,9 @@ final class DeliveryStack {
     /// last: an error raised here must not be converted by them again (see
     /// ``DeliveryError/conversionLoop(label:eventType:)``). Empty unless an error was converted.
     var converting: [HandlerID] = []
+    /// Whether this thread is handing a bus's queued changes to its recorder (see
+    /// `EventBus.handOverChanges()`).
+    var isHandingOverChanges = false
 
     /// What a delivery puts back when it ends: the frame and call it found innermost.
     struct Saved {

@@ -105,13 +105,14 @@ extension EventBus {
     /// which handlers match it.
     private func meetType(of box: AnyEventBox, channel: HandlerRegistration.Channel) -> Int {
         // A type's first meeting with its handlers is a change to shared state: other
-        // threads' raises of the type depend on it, so it goes to the recorder now.
+        // threads' raises of the type depend on it, so it is queued for the recorder now
+        // (and handed over before any raise's records, this one's included).
         var meeting = FactLog(sequence: sequence, isRecording: isRecorded && !state.isEnded, opensBatch: true)
         let type = state.meetType(of: box, channel: channel, name: box.payload.typeName, log: &meeting)
         // A new type gave every plan a new entry: snapshots taken before (a delivery that
         // transforms into this type) must read the live plans from now on.
         generation.add(1, ordering: .releasing)
-        emitChange(meeting)
+        enqueueChange(meeting)
         return type.index
     }
 
@@ -149,6 +150,9 @@ extension EventBus {
     /// thread's raises, which keeps the buffer the recorder hands back.
     @inline(__always)
     private func handOver(_ batch: RecordBatch, stack: DeliveryStack) -> RecordingStatus {
+        // The changes this raise may depend on go first. (The lock taken at its start makes
+        // every change queued before it visible here.)
+        if unsentChanges.load(ordering: .relaxed) != 0 { handOverChanges() }
         if let batchRecorder { return batchRecorder.record(takingFrom: batch, session: session) }
         var records = stack.spareRecords.take() ?? []
         batch.moveAll(appendingTo: &records)

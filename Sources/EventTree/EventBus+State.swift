@@ -24,6 +24,9 @@ extension EventBus {
             return snapshot
         }
         var isEnded = false
+        /// Changes' records queued for the recorder, in the order of the changes (see
+        /// ``EventBus/enqueueChange(_:)``).
+        var pendingChanges: [[FactRecord]] = []
         /// Hooks by kind, in registration order, each with the number its token removes.
         var deadLetterHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []
         var unhandledErrorHooks: [(number: Int, hook: @Sendable (RaisedEvent) -> Void)] = []

@@ -33,6 +33,10 @@ public final class EventBus: @unchecked Sendable {
     let isRecorded: Bool
     /// Where recorded times come from.
     let clock: EventClock
+    /// Changes queued for the recorder and not yet handed over (see ``handOverChanges()``).
+    let unsentChanges = Atomic<Int>(0)
+    /// Held by the thread handing changes to the recorder, so that they go in order.
+    let handingOver = Lock()
     /// How deep raises may nest on one thread (a handler's raise, an error a failing call
     /// raises, an event an error handler converts): a raise deeper than this is refused and
     /// ends ``RaiseStatus/failed(_:)`` with ``DeliveryError/nestingTooDeep(eventType:limit:cause:)``,
@@ -79,6 +83,7 @@ public final class EventBus: @unchecked Sendable {
             return state.isEnded
         }
         guard !wasEnded, let recorder else { return }
+        handOverChanges()
         recorder.record([FactRecord(seq: sequence.open(), fact: .sessionEnded(session, at: clock.nanoseconds()))], session: session)
     }
 
@@ -166,21 +171,48 @@ public final class EventBus: @unchecked Sendable {
 
     // MARK: Recording
 
-    /// Hands the facts of a change to the bus's shared state (the tree, the handlers, the
-    /// types met) to the recorder at once. Called with the lock held: the recorder gets
-    /// them in the order of the changes, before any raise that sees the new state, even a
-    /// raise on another thread that ends before the delivery that made the change.
-    func emitChange(_ log: FactLog) {
-        guard !log.records.isEmpty, let recorder else {
+    /// Queues the facts of a change to the bus's shared state (the tree, the handlers, the
+    /// types met) for the recorder. Called with the lock held, so that the queue is in the
+    /// order of the changes; the recorder gets them from ``handOverChanges()``, which runs
+    /// without the lock (a recorder that blocks cannot stall the bus), before any raise
+    /// that saw the new state hands over its own records.
+    func enqueueChange(_ log: FactLog) {
+        guard !log.records.isEmpty, recorder != nil else {
             log.settleUnlessHandedOver(handingOver: false)
             return
         }
-        recorder.recordChange(log.records, session: session)
+        state.pendingChanges.append(log.records)
+        unsentChanges.add(1, ordering: .relaxed)
     }
 
-    /// Runs `change` with the lock held, numbering the facts it records and handing them to
-    /// the recorder while still holding it (so that the sequence and the recorder agree
-    /// with the order of changes).
+    /// Hands the queued changes to the recorder, in order, without the bus's lock. One
+    /// thread hands over at a time; a raise that finds changes unsent waits for them here
+    /// before its own records go (see ``end(_:stack:)``). A recorder that changes the bus
+    /// from inside ``Recorder/recordChange(_:session:)`` has its change handed over by the
+    /// same loop.
+    @inline(never)
+    func handOverChanges() {
+        guard let recorder, unsentChanges.load(ordering: .acquiring) != 0 else { return }
+        let stack = DeliveryStack.current
+        guard !stack.isHandingOverChanges else { return }
+        stack.isHandingOverChanges = true
+        defer { stack.isHandingOverChanges = false }
+        handingOver.lock()
+        defer { handingOver.unlock() }
+        while true {
+            let changes = lock.withLock { () -> [[FactRecord]] in
+                var taken: [[FactRecord]] = []
+                swap(&taken, &state.pendingChanges)
+                return taken
+            }
+            if changes.isEmpty { return }
+            for records in changes { recorder.recordChange(records, session: session) }
+            unsentChanges.subtract(changes.count, ordering: .releasing)
+        }
+    }
+
+    /// Runs `change` with the lock held, numbering the facts it records and queueing them
+    /// in the order of the changes; hands them to the recorder once the lock is released.
     @discardableResult
     func mutate<T, Failure: Error>(
         _ change: (inout State, inout FactLog) throws(Failure) -> T
@@ -191,12 +223,14 @@ public final class EventBus: @unchecked Sendable {
         do {
             result = try change(&state, &log)
         } catch {
-            emitChange(log)
+            enqueueChange(log)
             lock.unlock()
+            handOverChanges()
             throw error
         }
-        emitChange(log)
+        enqueueChange(log)
         lock.unlock()
+        handOverChanges()
         return result
     }
 

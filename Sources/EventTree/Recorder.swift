@@ -23,11 +23,13 @@ public protocol Recorder: AnyObject, Sendable {
     func record(_ records: [FactRecord], session: SessionID) -> RecordingStatus
 
     /// Takes the records of a change to what every raise depends on — a tree change, a
-    /// handler registration or removal, a type's first meeting with its handlers — at
-    /// once and without waiting: the bus calls it with its lock held, so that such records
-    /// reach the recorder before any raise that could depend on them. A journal commits
-    /// them no later than the next raise's records (so a crash can never keep a raise and
-    /// lose the change it relied on). The default calls ``record(_:session:)``.
+    /// handler registration or removal, a type's first meeting with its handlers. The bus
+    /// calls it without holding its lock, one call at a time per bus, in the order of the
+    /// changes, and before any raise that could depend on a change hands over its own
+    /// records; so it may wait, or call back into the bus, without stalling other threads'
+    /// raises that do not depend on it. A journal commits them no later than the next
+    /// raise's records (so a crash can never keep a raise and lose the change it relied
+    /// on). The default calls ``record(_:session:)``.
     ///
     /// - Parameters:
     ///   - records: Facts in sequence order.
