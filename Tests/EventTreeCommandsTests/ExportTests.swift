@@ -86,10 +86,13 @@ import Testing
             #expect(openURL["name"] as? String == "OpenURL")
             #expect((openURL["args"] as? [String: Any])?["result"] as? String == "consumed")
             let router = try #require(slices.first { $0["name"] as? String == "settings-router" })
-            let start = (openURL["ts"] as! NSNumber).doubleValue
-            let end = start + (openURL["dur"] as! NSNumber).doubleValue
-            #expect((router["ts"] as! NSNumber).doubleValue >= start)
-            #expect((router["ts"] as! NSNumber).doubleValue + (router["dur"] as! NSNumber).doubleValue <= end)
+            // In whole nanoseconds (the trace's microseconds carry three decimals): summed as
+            // doubles, a call that ends exactly where its event ends could seem to end after it.
+            func nanoseconds(_ slice: [String: Any], _ key: String) -> Int { Int(((slice[key] as! NSNumber).doubleValue * 1_000).rounded()) }
+            let start = nanoseconds(openURL, "ts")
+            let end = start + nanoseconds(openURL, "dur")
+            #expect(nanoseconds(router, "ts") >= start)
+            #expect(nanoseconds(router, "ts") + nanoseconds(router, "dur") <= end)
         }
     }
 

@@ -46,6 +46,9 @@ struct DiskFullTrials {
                     }
                     let status = child.wait()
                     let acks = child.acknowledged
+                    // The app's next start finds room again: the check reopens the journal to
+                    // chain the tail the killed writer could not (a full disk leaves it unproven).
+                    if variant == "kill" { try? FileManager.default.removeItem(atPath: directory + "/ballast") }
                     if variant == "free" {
                         if status != 0 || !child.output.contains("closed ok") {
                             problems.append("no clean close after freeing space: \(child.output.suffix(2))")
