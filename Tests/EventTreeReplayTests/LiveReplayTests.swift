@@ -162,3 +162,46 @@ final class Coordinator {
         }
     }
 }
+
+/// An app whose theme broadcast closes a post while it is delivered: the post's remaining
+/// steps are undelivered, each naming the handler whose call it lost.
+final class ClosingApp: @unchecked Sendable {
+    let app: EventNode
+    let feed: EventNode
+    var post: EventNode?
+
+    init(bus: EventBus) {
+        app = EventNode("app", bus: bus)
+        feed = EventNode("feed", parent: app)
+        let post = EventNode("post", parent: feed)
+        self.post = post
+        feed.on(Ping.self, phases: .propagate, label: "close-post") { [unowned self] _, _ in
+            self.post = nil
+            return .handled
+        }
+        post.on(Ping.self, phases: .propagate, label: "post-theme") { _, _ in .handled }
+        post.on(Ping.self, phases: .propagate, label: "post-layout") { _, _ in .handled }
+    }
+}
+
+@Suite struct LiveReplayReleaseTests {
+    @Test func aNodeReleasedDuringDeliveryReplaysWithoutDifference() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let recorded = ClosingApp(bus: bus)
+            recorded.app.raise(Ping(), mode: .broadcast)
+            try journal.flush()
+            let history = try JournalReader(path: journal.path).rows(
+                "SELECT node_path, handler_label, outcome FROM delivery_history WHERE outcome = 'undelivered' ORDER BY seq")
+            #expect(history.map { $0.map(\.description) } == [
+                ["app/feed/post", "post-theme", "undelivered"], ["app/feed/post", "post-layout", "undelivered"],
+            ])
+            var types = EventTypes()
+            types.register(Ping.self)
+            let report = try LiveReplay(journal: journal.path, types: types).run { bus in ClosingApp(bus: bus) }
+            #expect(report.replayed == 1)
+            #expect(report.differences.isEmpty, "\(report)")
+            withExtendedLifetime(recorded) {}
+        }
+    }
+}
