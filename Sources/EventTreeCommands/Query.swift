@@ -64,6 +64,15 @@ struct Query: TerminalCommand {
             }
             add("session_id = ?", .integer(session))
         }
+        if let type {
+            let types = try reader.eventTypeNames()
+            if !types.contains(type) {
+                throw CommandFailure(message: "no event of type '\(type)' is in this journal; its types: \(types.joined(separator: ", "))")
+            }
+        }
+        if let handler, Int(handler) == nil, try !reader.hasHandler(labelled: handler) {
+            throw CommandFailure(message: "no handler labelled '\(handler)' was ever registered in this journal; see the handler_registrations view")
+        }
         if let node, try !reader.hasNode(withPath: node) {
             throw CommandFailure(message: "no node ever had the path '\(node)' in this journal; see 'eventtree topology'")
         }

@@ -417,6 +417,20 @@ extension JournalReader {
         try integer("SELECT 1 FROM j_node_paths WHERE path = ? LIMIT 1", [.text(path)]) != nil
     }
 
+    /// The type names of the events, requests and errors the journal holds, sorted.
+    public func eventTypeNames() throws(JournalError) -> [String] {
+        var names: [String] = []
+        try each("SELECT name FROM j_types ORDER BY name") { row throws(JournalError) in
+            if let name = row.text(0) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether a handler with the label `label` was ever registered.
+    public func hasHandler(labelled label: String) throws(JournalError) -> Bool {
+        try integer("SELECT 1 FROM j_handlers WHERE label = ? LIMIT 1", [.text(label)]) != nil
+    }
+
     /// When `node` was released, if it was.
     public func releaseSeq(of node: NodeID) throws(JournalError) -> Int? {
         try integer(
