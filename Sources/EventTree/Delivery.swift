@@ -173,6 +173,7 @@ struct Delivery {
                     handlers = []
                     continue
                 }
+                // Safe (here and for `id` below): `handlers` holds the entry.
                 let entry = Unmanaged.passUnretained(handlers[handlerIndex])
                 handlerIndex += 1
                 let listens = entry._withUnsafeGuaranteedRef { entry in
@@ -192,6 +193,7 @@ struct Delivery {
             if bus.generation.load(ordering: .acquiring) == generation {
                 // While the tree is as the raise found it, a node whose plan for the type is
                 // empty calls nothing: the walk passes it by.
+                // Safe: the delivery holds `snapshot` for as long as it walks.
                 let snapshot = Unmanaged.passUnretained(snapshot)
                 let type = typeIndex
                 next = walk.next { node in !snapshot._withUnsafeGuaranteedRef { $0.topology.hasPlan(for: node, type: type) } }
@@ -216,6 +218,7 @@ struct Delivery {
         // (A step whose plan is empty does not get here while the tree is as the raise found
         // it: `nextHandler()` walks past it. Once the tree has changed, the live list decides.)
         // The common case, read in place: the snapshot's node and plan, unchanged since.
+        // Safe: the delivery holds `snapshot`, and the snapshot's topology holds its cores.
         let snapshot = Unmanaged.passUnretained(snapshot)
         let isCurrent = snapshot._withUnsafeGuaranteedRef { snapshot in
             guard let core = snapshot.topology.unretainedCore(at: step.node),
@@ -372,6 +375,7 @@ struct Delivery {
     /// Records the call ``context`` describes.
     @inline(__always)
     private func recordCall(outcome: Outcome.Kind, startedAt: Int, nanoseconds: Int, detail: HandlerCall.Detail?) {
+        // Safe (here and in `record`): `batch` and the bus hold the batch and the sequence.
         guard let batchRef else { return }
         let seq = sequence._withUnsafeGuaranteedRef { $0.advance() }
         batchRef._withUnsafeGuaranteedRef {

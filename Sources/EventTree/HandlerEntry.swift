@@ -87,6 +87,7 @@ final class HandlerEntry: Sendable {
     static func call(
         _ entry: Unmanaged<HandlerEntry>, _ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool
     ) throws -> Outcome {
+        // Safe: the step's handler list, which the caller keeps until the call returns, holds it.
         try entry._withUnsafeGuaranteedRef { try $0.call(box, context, onMainActor: onMainActor) }
     }
 }

@@ -119,6 +119,7 @@ struct LiveRouteTree: RouteTree {
     let typeIndex: Int
     let channel: HandlerRegistration.Channel
 
+    // Safe, here and below: the delivery walking the tree holds the snapshot (see `snapshot`).
     @inline(__always)
     func parent(of node: Int) -> Int? {
         let parent = snapshot._withUnsafeGuaranteedRef { $0.topology.parents[node] }

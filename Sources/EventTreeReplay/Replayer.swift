@@ -78,12 +78,11 @@ public final class Replayer {
 
     /// An event being delivered, gathered until its raise (and its transforms') ended. A
     /// class, so that appending a step to it is an append, not a dictionary value rewrite.
-    /// (Used by one replay on one thread: no dynamic exclusivity check per access.)
     private final class OpenChain {
-        @exclusivity(unchecked) var members: [RecordedEvent]
-        @exclusivity(unchecked) var steps: [RecordedStep] = []
+        var members: [RecordedEvent]
+        var steps: [RecordedStep] = []
         let tree: JournalTree
-        @exclusivity(unchecked) var end: Int
+        var end: Int
 
         init(members: [RecordedEvent], tree: JournalTree, end: Int) {
             self.members = members

@@ -3,6 +3,7 @@
 /// several times the copy). Used by one thread at a time; a value that holds one makes it
 /// unique before writing (``makeUnique(_:)``), to keep value semantics.
 final class ByteBuffer {
+    // Unchecked, the three of them: one thread at a time uses a buffer (see above).
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
     /// The most a buffer reused for every row keeps between writes (see
     /// ``empty(keepingAtMost:)``): far above the usual record, far below a large payload.

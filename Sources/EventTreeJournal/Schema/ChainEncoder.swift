@@ -25,6 +25,7 @@ package final class ChainEncoder {
     /// Whether records take their dense form (``ChainRule/perCheckpointWords``): an integer
     /// that cannot be missing is written without the presence byte before it. Records of
     /// older checkpoints (rules 1 and 2) keep the byte.
+    /// (Unchecked: an encoder belongs to the writer's thread.)
     @exclusivity(unchecked) package var isDense: Bool
 
     package init(isEnabled: Bool = true, isDense: Bool = true) {

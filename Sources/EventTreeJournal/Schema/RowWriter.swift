@@ -43,7 +43,8 @@ final class RowWriter {
     /// raise), otherwise one row of `j_call_runs` at the batch's end (see ``CallRun``).
     private let run = CallRun()
     /// The runs of the batch's other events (a raise inside a handler interrupts its cause's
-    /// calls): each event's calls in a batch make one run, one row.
+    /// calls): each event's calls in a batch make one run, one row. (This and the next:
+    /// writer thread only, unchecked as `model` is.)
     @exclusivity(unchecked) private var otherRuns: [Int: CallRun] = [:]
     /// Emptied runs, kept for their buffers.
     @exclusivity(unchecked) private var spareRuns: [CallRun] = []
@@ -51,7 +52,7 @@ final class RowWriter {
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
     /// belong to one event, so the dictionary of open events is looked up once per event.
-    /// (This and the next two: writer thread only, unchecked as `model` is.)
+    /// (This, the next and `payloadEncoder`: writer thread only, unchecked as `model` is.)
     @exclusivity(unchecked) private var lastCallEvent: (id: EventID, raisedAt: Int)?
     /// Thread names by number (see `threadName(_:)`).
     @exclusivity(unchecked) private var threadNames: [String?] = []

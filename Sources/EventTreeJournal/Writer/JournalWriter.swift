@@ -59,6 +59,7 @@ final class JournalWriter: @unchecked Sendable {
     /// Every batch up to this ticket is committed (batches commit in ticket order).
     private var committedTicket = 0
     private var flushes = 0
+    /// Records dropped by a full buffer, by session (unchecked: guarded by `lock`).
     @exclusivity(unchecked) private var drops: [SessionID: Int] = [:]
     /// Notes about batches left out (``refuseUnnumbered(_:)``, ``setAside(_:refusedWith:)``),
     /// for the next transaction.

@@ -20,7 +20,7 @@ final class PendingRows {
     private let columns: Int
     private let many: Statement
     private let one: Statement
-    /// The rows waiting, flattened.
+    /// The rows waiting, flattened. (Unchecked: only the writer's thread touches them.)
     @exclusivity(unchecked) private var values: [Value] = []
     /// The UTF-8 bytes of their texts, one after the other: bound where they are (SQLite
     /// copies a text it is given to own, a malloc and a copy per text), since nothing is
