@@ -310,7 +310,7 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
     }
 
     /// A raise whose steps differ.
-    public struct Difference: Sendable, Hashable {
+    public struct Difference: Sendable, Hashable, CustomStringConvertible {
         /// The recorded event.
         public let event: EventID
         /// Its type.
@@ -324,15 +324,61 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         /// What happened instead, when the new run has no step where the recording has one.
         public let instead: String?
 
-        /// A −/+ diff from the first differing step, its steps numbered from 1: shared steps
-        /// with two spaces, recorded ones with `-`, new ones with `+`; when the new run has
-        /// nothing there, a `+` line says what happened instead.
+        /// A −/+ diff of the steps, numbered from 1: steps both runs share with two spaces,
+        /// recorded steps the new run lacks with `-`, new steps with `+` (each numbered in its
+        /// own run). Only the steps that differ are marked: after the first difference, steps
+        /// the two runs still share (their longest common sequence) stay unmarked. When the
+        /// new run has nothing where the recording has steps, a `+` line says what happened.
         public var diff: String {
             var lines = expected.prefix(stepIndex).enumerated().map { "  \($0.offset + 1). \($0.element)" }
-            lines += expected.dropFirst(stepIndex).enumerated().map { "- \(stepIndex + $0.offset + 1). \($0.element)" }
-            lines += actual.dropFirst(stepIndex).enumerated().map { "+ \(stepIndex + $0.offset + 1). \($0.element)" }
+            let recorded = Array(expected.dropFirst(stepIndex))
+            let new = Array(actual.dropFirst(stepIndex))
+            for (kind, index) in Self.editScript(from: recorded, to: new) {
+                switch kind {
+                case .shared: lines.append("  \(stepIndex + index.recorded + 1). \(recorded[index.recorded])")
+                case .removed: lines.append("- \(stepIndex + index.recorded + 1). \(recorded[index.recorded])")
+                case .added: lines.append("+ \(stepIndex + index.new + 1). \(new[index.new])")
+                }
+            }
             if let instead { lines.append("+ (\(instead))") }
             return lines.joined(separator: "\n")
+        }
+
+        /// The diff, after a line naming the event and its first differing step.
+        public var description: String {
+            "event \(event.rawValue) (\(eventType)) differs at step \(stepIndex + 1):\n" + diff
+        }
+
+        private enum Edit { case shared, removed, added }
+
+        /// The edits from `old` to `new` along their longest common subsequence (removals
+        /// before additions at each point), with the indexes of the lines in each.
+        private static func editScript(
+            from old: [String], to new: [String]
+        ) -> [(Edit, (recorded: Int, new: Int))] {
+            // lengths[i][j]: the longest common subsequence of old[i...] and new[j...].
+            var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+            for i in stride(from: old.count - 1, through: 0, by: -1) {
+                for j in stride(from: new.count - 1, through: 0, by: -1) {
+                    lengths[i][j] = old[i] == new[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
+                }
+            }
+            var edits: [(Edit, (recorded: Int, new: Int))] = []
+            var (i, j) = (0, 0)
+            while i < old.count || j < new.count {
+                if i < old.count, j < new.count, old[i] == new[j] {
+                    edits.append((.shared, (i, j)))
+                    i += 1
+                    j += 1
+                } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
+                    edits.append((.removed, (i, j)))
+                    i += 1
+                } else {
+                    edits.append((.added, (i, j)))
+                    j += 1
+                }
+            }
+            return edits
         }
     }
 
@@ -344,9 +390,7 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         guard !differences.isEmpty else { return text + ": no difference" }
         text += "; \(differing) differ"
         if differing > differences.count { text += " (the first \(differences.count) shown)" }
-        for difference in differences {
-            text += "\nevent \(difference.event.rawValue) (\(difference.eventType)) differs at step \(difference.stepIndex + 1):\n" + difference.diff
-        }
+        for difference in differences { text += "\n\(difference)" }
         return text
     }
 }

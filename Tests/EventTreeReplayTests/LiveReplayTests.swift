@@ -205,3 +205,44 @@ final class ClosingApp: @unchecked Sendable {
         }
     }
 }
+
+/// Three handlers on a bubble route; `quietMiddle` makes the middle one ignore the event.
+final class ThreeSteps: Sendable {
+    let app: EventNode
+    let settings: EventNode
+    let profile: EventNode
+
+    init(bus: EventBus, quietMiddle: Bool = false) {
+        app = EventNode("app", bus: bus)
+        settings = EventNode("settings", parent: app)
+        profile = EventNode("profile", parent: settings)
+        profile.on(Ping.self, label: "profile") { _, _ in .handled }
+        settings.on(Ping.self, label: "settings") { _, _ in quietMiddle ? .ignored : .handled }
+        app.on(Ping.self, label: "app") { _, _ in .handled }
+    }
+}
+
+@Suite struct LiveReplayDiffTests {
+    @Test func onlyTheStepsThatDifferAreMarkedAndTheReportReadsFirst() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let recorded = ThreeSteps(bus: bus)
+            recorded.profile.raise(Ping(n: 1))
+            try journal.flush()
+            var types = EventTypes()
+            types.register(Ping.self)
+            let report = try LiveReplay(journal: journal.path, types: types).run { bus in ThreeSteps(bus: bus, quietMiddle: true) }
+            let difference = try #require(report.difference)
+            #expect(difference.diff == """
+                  1. Ping at app/settings/profile target: profile -> handled
+                - 2. Ping at app/settings bubble: settings -> handled
+                + 2. Ping at app/settings bubble: settings -> ignored
+                  3. Ping at app bubble: app -> handled
+                """)
+            // What a failing `#expect(report.differences.isEmpty)` prints for each difference.
+            #expect("\(difference)" == "event \(difference.event.rawValue) (Ping) differs at step 2:\n" + difference.diff)
+            #expect(report.description == "replayed 1 raise; 1 differ\n\(difference)")
+            withExtendedLifetime(recorded) {}
+        }
+    }
+}
