@@ -33,13 +33,13 @@ import Foundation
 public struct LiveReplay {
     /// A recorded raise to re-raise.
     struct Recorded {
+        let event: RecordedEvent
         let id: EventID
         let typeName: String
         let payload: String
         let originPath: String
         let mode: DeliveryMode
         let policy: FailurePolicy
-        let end: Int
     }
 
     /// A recorded tree change to replay, with the paths it concerns.
@@ -174,9 +174,8 @@ public struct LiveReplay {
             if event.cause == nil && event.transformedFrom == nil && event.kind != .error {
                 if firstRaise == nil { firstRaise = event.id.rawValue }
                 actions.append(.raise(Recorded(
-                    id: event.id, typeName: event.typeName, payload: event.payload ?? "{}",
-                    originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy,
-                    end: event.finishedSeq ?? event.id.rawValue)))
+                    event: event, id: event.id, typeName: event.typeName, payload: event.payload ?? "{}",
+                    originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy)))
                 busyUntil = max(busyUntil, event.finishedSeq ?? event.id.rawValue)
             }
             try events.advance()
@@ -188,18 +187,7 @@ public struct LiveReplay {
 
     /// The recorded steps of a raise and of everything it caused (its batch).
     private func recordedSteps(of raise: Recorded) throws -> [TraceStep] {
-        var steps: [TraceStep] = []
-        guard raise.id.rawValue < raise.end else { return [] }
-        let rows = try reader.historyQuery(
-            of: "delivery_history", seqs: raise.id.rawValue + 1..<raise.end + 1, extent: try reader.deliveryHistoryExtent())
-        try reader.forEachRow("""
-            SELECT event_type, node_path, phase, handler_label, outcome FROM (\(rows)) WHERE session_id = ? ORDER BY seq
-            """, [.integer(session.rawValue)]) { row in
-            steps.append(TraceStep(
-                eventType: row.text(0) ?? "?", nodePath: row.text(1) ?? "?", phase: Phase(name: row.text(2) ?? "") ?? .target,
-                handlerLabel: row.text(3), outcome: row.text(4) ?? "?"))
-        }
-        return steps
+        try reader.steps(ofRaise: raise.event, session: session)
     }
 }
 
@@ -234,8 +222,8 @@ private struct Comparison {
 
     mutating func compare(_ raise: LiveReplay.Recorded, expected: [TraceStep], actual: [TraceStep]) {
         replayed += 1
-        guard actual != expected else { return }
-        let index = zip(expected, actual).prefix { $0 == $1 }.count
+        guard let index = StepDiff(old: expected.map(\.description), new: actual.map(\.description)).firstDifference
+        else { return }
         var instead: String?
         if actual.count <= index {
             instead = actual.isEmpty
@@ -324,61 +312,18 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         /// What happened instead, when the new run has no step where the recording has one.
         public let instead: String?
 
-        /// A −/+ diff of the steps, numbered from 1: steps both runs share with two spaces,
-        /// recorded steps the new run lacks with `-`, new steps with `+` (each numbered in its
-        /// own run). Only the steps that differ are marked: after the first difference, steps
-        /// the two runs still share (their longest common sequence) stay unmarked. When the
-        /// new run has nothing where the recording has steps, a `+` line says what happened.
+        /// A −/+ diff of the steps, numbered from 1 (see ``StepDiff/text``): shared steps with
+        /// two spaces, recorded ones with `-`, new ones with `+`; when the new run has nothing
+        /// where the recording has steps, a `+` line says what happened instead.
         public var diff: String {
-            var lines = expected.prefix(stepIndex).enumerated().map { "  \($0.offset + 1). \($0.element)" }
-            let recorded = Array(expected.dropFirst(stepIndex))
-            let new = Array(actual.dropFirst(stepIndex))
-            for (kind, index) in Self.editScript(from: recorded, to: new) {
-                switch kind {
-                case .shared: lines.append("  \(stepIndex + index.recorded + 1). \(recorded[index.recorded])")
-                case .removed: lines.append("- \(stepIndex + index.recorded + 1). \(recorded[index.recorded])")
-                case .added: lines.append("+ \(stepIndex + index.new + 1). \(new[index.new])")
-                }
-            }
-            if let instead { lines.append("+ (\(instead))") }
-            return lines.joined(separator: "\n")
+            var text = StepDiff(old: expected, new: actual).text
+            if let instead { text += "\n+ (\(instead))" }
+            return text
         }
 
         /// The diff, after a line naming the event and its first differing step.
         public var description: String {
             "event \(event.rawValue) (\(eventType)) differs at step \(stepIndex + 1):\n" + diff
-        }
-
-        private enum Edit { case shared, removed, added }
-
-        /// The edits from `old` to `new` along their longest common subsequence (removals
-        /// before additions at each point), with the indexes of the lines in each.
-        private static func editScript(
-            from old: [String], to new: [String]
-        ) -> [(Edit, (recorded: Int, new: Int))] {
-            // lengths[i][j]: the longest common subsequence of old[i...] and new[j...].
-            var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
-            for i in stride(from: old.count - 1, through: 0, by: -1) {
-                for j in stride(from: new.count - 1, through: 0, by: -1) {
-                    lengths[i][j] = old[i] == new[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
-                }
-            }
-            var edits: [(Edit, (recorded: Int, new: Int))] = []
-            var (i, j) = (0, 0)
-            while i < old.count || j < new.count {
-                if i < old.count, j < new.count, old[i] == new[j] {
-                    edits.append((.shared, (i, j)))
-                    i += 1
-                    j += 1
-                } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
-                    edits.append((.removed, (i, j)))
-                    i += 1
-                } else {
-                    edits.append((.added, (i, j)))
-                    j += 1
-                }
-            }
-            return edits
         }
     }
 

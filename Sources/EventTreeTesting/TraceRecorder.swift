@@ -1,4 +1,5 @@
 import EventTree
+import EventTreeReplay
 
 /// An in-memory recorder that turns what a bus records into a readable trace, for tests
 /// (ours and yours) to assert exactly.

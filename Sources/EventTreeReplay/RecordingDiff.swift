@@ -1,0 +1,175 @@
+import EventTree
+import EventTreeJournal
+
+/// Which events changed fate between two recordings of the same program (a UI test on
+/// `main` and on a branch, say): the raises the app made itself are paired by their order,
+/// type and origin path, and each pair is compared by its result, the handler that stopped
+/// or answered it, and every step it led to (the raises it caused included), with the
+/// rule ``StepDiff`` applies for `LiveReplay` too.
+///
+/// ```swift
+/// let diff = try RecordingDiff(old: "main.eventtree", new: "branch.eventtree")
+/// for change in diff.changed { print(change) }
+/// ```
+public struct RecordingDiff: Sendable {
+    /// One raise the app made, with its fate.
+    public struct Raise: Sendable, Hashable, CustomStringConvertible {
+        /// The event's id in its journal.
+        public let id: EventID
+        /// Its type.
+        public let typeName: String
+        /// The node it was raised at.
+        public let originPath: String
+        /// How it ended, with the handler that stopped or answered it (`consumed by gate`).
+        public let fate: String
+        /// The steps it led to, as `delivery_history` lists them.
+        public let steps: [String]
+
+        /// What pairs it with a raise of the other recording.
+        var key: String { "\(typeName) at \(originPath)" }
+
+        /// `event ID (Type at path): fate`.
+        public var description: String { "event \(id.rawValue) (\(typeName) at \(originPath)): \(fate)" }
+    }
+
+    /// A pair of raises whose fate differs.
+    public struct Change: Sendable, Hashable, CustomStringConvertible {
+        /// The raise in the old recording.
+        public let old: Raise
+        /// The raise in the new one.
+        public let new: Raise
+        /// How their steps differ.
+        public var steps: StepDiff { StepDiff(old: old.steps, new: new.steps) }
+
+        /// The first step that differs (0-based), or `nil` when only the result does.
+        public var firstDifferingStep: Int? { steps.firstDifference }
+
+        /// The pair, its fates, and a −/+ diff of its steps.
+        public var description: String {
+            var text = "event \(old.id.rawValue) -> \(new.id.rawValue) (\(old.typeName) at \(old.originPath)): \(old.fate) -> \(new.fate)"
+            if let step = firstDifferingStep { text += ", from step \(step + 1)" }
+            let diff = steps.text
+            return diff.isEmpty ? text : text + "\n" + diff
+        }
+    }
+
+    /// How many raises were paired.
+    public let paired: Int
+    /// The paired raises whose fate changed, in the old recording's order.
+    public let changed: [Change]
+    /// Raises only the old recording has.
+    public let removed: [Raise]
+    /// Raises only the new recording has.
+    public let added: [Raise]
+
+    /// Whether no event changed fate and no raise was added or removed.
+    public var isSame: Bool { changed.isEmpty && removed.isEmpty && added.isEmpty }
+
+    /// Compares session `oldSession` of the journal at `old` with session `newSession` of the
+    /// journal at `new` (each journal's last session when `nil`).
+    ///
+    /// - Throws: `JournalError` for a journal that cannot be read; `ReplayError` for a
+    ///   session it does not have.
+    public init(old: String, session oldSession: SessionID? = nil, new: String, session newSession: SessionID? = nil) throws {
+        self.init(old: try Self.raises(in: old, session: oldSession), new: try Self.raises(in: new, session: newSession))
+    }
+
+    /// Compares two lists of raises: pairs them along their longest common sequence of
+    /// keys (type and origin path), so that a raise added or removed leaves the rest paired.
+    init(old: [Raise], new: [Raise]) {
+        var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+        for i in stride(from: old.count - 1, through: 0, by: -1) {
+            for j in stride(from: new.count - 1, through: 0, by: -1) {
+                lengths[i][j] = old[i].key == new[j].key ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
+            }
+        }
+        var changed: [Change] = []
+        var removed: [Raise] = []
+        var added: [Raise] = []
+        var paired = 0
+        var (i, j) = (0, 0)
+        while i < old.count || j < new.count {
+            if i < old.count, j < new.count, old[i].key == new[j].key {
+                paired += 1
+                if old[i].fate != new[j].fate || old[i].steps != new[j].steps { changed.append(Change(old: old[i], new: new[j])) }
+                i += 1
+                j += 1
+            } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
+                removed.append(old[i])
+                i += 1
+            } else {
+                added.append(new[j])
+                j += 1
+            }
+        }
+        self.paired = paired
+        self.changed = changed
+        self.removed = removed
+        self.added = added
+    }
+
+    /// The raises the app made itself in a session (not those its handlers made, nor
+    /// transforms or errors), with their fates and steps.
+    static func raises(in path: String, session: SessionID?) throws -> [Raise] {
+        let replayer = try Replayer(journal: path)
+        let summary = try replayer.session(session)
+        var raises: [Raise] = []
+        try replayer.replay(session: summary.id) { finding in
+            let event = finding.event
+            guard event.cause == nil, event.transformedFrom == nil, event.kind != .error else { return }
+            let stopper = finding.stoppedBy.map { " by \($0.label)" } ?? ""
+            raises.append(Raise(
+                id: event.id, typeName: event.typeName, originPath: finding.originPath, fate: "\(event.result)\(stopper)",
+                steps: try replayer.reader.steps(ofRaise: event, session: summary.id).map(\.description)))
+        }
+        return raises
+    }
+
+    /// The same diff with every recorded text (type names, paths, labels, steps) passed
+    /// through `transform`: for a tool that shows recorded text inert.
+    public func mappingText(_ transform: (String) -> String) -> RecordingDiff {
+        func map(_ raise: Raise) -> Raise {
+            Raise(
+                id: raise.id, typeName: transform(raise.typeName), originPath: transform(raise.originPath),
+                fate: transform(raise.fate), steps: raise.steps.map(transform))
+        }
+        return RecordingDiff(
+            paired: paired, changed: changed.map { Change(old: map($0.old), new: map($0.new)) },
+            removed: removed.map(map), added: added.map(map))
+    }
+
+    private init(paired: Int, changed: [Change], removed: [Raise], added: [Raise]) {
+        self.paired = paired
+        self.changed = changed
+        self.removed = removed
+        self.added = added
+    }
+
+    /// A summary line, then each change, removal and addition.
+    public var summary: String {
+        var lines = ["paired \(paired) raise\(paired == 1 ? "" : "s"): \(changed.count) changed fate, \(removed.count) removed, \(added.count) added"]
+        lines += changed.map { "changed: \($0)" }
+        lines += removed.map { "removed: \($0)" }
+        lines += added.map { "added: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension JournalReader {
+    /// The steps the raise `event` led to in `session` (its handler calls and undelivered
+    /// steps, and those of the raises it caused), as `delivery_history` lists them.
+    public func steps(ofRaise event: RecordedEvent, session: SessionID) throws -> [TraceStep] {
+        let end = event.finishedSeq ?? event.id.rawValue
+        guard event.id.rawValue < end else { return [] }
+        var steps: [TraceStep] = []
+        let rows = try historyQuery(of: "delivery_history", seqs: event.id.rawValue + 1..<end + 1, extent: try deliveryHistoryExtent())
+        try forEachRow("""
+            SELECT event_type, node_path, phase, handler_label, outcome FROM (\(rows)) WHERE session_id = ? ORDER BY seq
+            """, [.integer(session.rawValue)]) { row in
+            steps.append(TraceStep(
+                eventType: row.text(0) ?? "?", nodePath: row.text(1) ?? "?", phase: Phase(name: row.text(2) ?? "") ?? .target,
+                handlerLabel: row.text(3), outcome: row.text(4) ?? "?"))
+        }
+        return steps
+    }
+}

@@ -1,0 +1,29 @@
+import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+@Suite struct DiffCommandTests {
+    @Test func diffExitsZeroForTheSameProgramOneForAChangeAndTwoForBadInput() async throws {
+        try await withTemporaryDirectory { directory in
+            for name in ["a", "b"] {
+                let made = try Tool.run(["demo", "--journal", "\(directory)/\(name).eventtree"], in: directory)
+                #expect(made.status == 0)
+            }
+            let same = try Tool.run(["diff", "\(directory)/a.eventtree", "\(directory)/b.eventtree"])
+            #expect(same.status == 0, "\(same.stderr)")
+            #expect(same.stdout.hasPrefix("paired "))
+            #expect(same.stdout.contains(": 0 changed fate, 0 removed, 0 added\n"))
+            // One event of the second recording ended otherwise (as a changed handler would make it).
+            try JournalTampering.execute("UPDATE j_events SET result = 1 WHERE event_id = (SELECT min(event_id) FROM j_events WHERE result = 0)", on: "\(directory)/b.eventtree")
+            let changed = try Tool.run(["diff", "\(directory)/a.eventtree", "\(directory)/b.eventtree", "--format", "json"])
+            #expect(changed.status == 1)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(changed.stdout.utf8)) as? [String: Any])
+            #expect(json["same"] as? Bool == false)
+            #expect((json["changed"] as? [Any])?.count == 1)
+            let missing = try Tool.run(["diff", "\(directory)/a.eventtree", "\(directory)/nowhere.eventtree"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.hasPrefix("error: "))
+        }
+    }
+}
