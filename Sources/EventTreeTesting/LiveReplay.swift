@@ -312,7 +312,7 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         /// What happened instead, when the new run has no step where the recording has one.
         public let instead: String?
 
-        /// A −/+ diff of the steps, numbered from 1 (see ``StepDiff/text``): shared steps with
+        /// A −/+ diff of the steps, numbered from 1 (see `StepDiff.text`): shared steps with
         /// two spaces, recorded ones with `-`, new ones with `+`; when the new run has nothing
         /// where the recording has steps, a `+` line says what happened instead.
         public var diff: String {
