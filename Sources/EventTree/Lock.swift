@@ -26,9 +26,8 @@ package final class Lock: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
-        #if DEBUG
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        #endif
+        // Assertions run in debug builds only: there the mutex checks its use.
+        assert(pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK)) == 0)
         let status = pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed with \(status)")
