@@ -6,7 +6,7 @@ extension EventBus {
     /// - Parameters:
     ///   - stack: This thread's deliveries, when the caller already has it.
     ///   - inherited: The batch of the delivery this one follows up (an error or a
-    ///     conversion), which then is not the outermost; `nil` to look at `enclosing`.
+    ///     conversion), which then is not the outermost; `nil` to look at `outer`.
     ///   - outer: The innermost delivery of this bus on the raising thread, for a raise that
     ///     follows up nothing.
     @inline(never)
