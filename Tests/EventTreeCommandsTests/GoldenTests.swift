@@ -41,7 +41,8 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
 }
 
 /// Golden files pin the commands' text output. Re-record them on purpose with
-/// `EVENTTREE_RECORD_GOLDEN=1 swift test --filter GoldenTests`, then review the diff.
+/// `EVENTTREE_RECORD_GOLDEN=1 swift test --filter GoldenTests` (that run fails for each file it
+/// changed), then review the diff and run the tests again without it.
 @Suite struct GoldenTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
@@ -76,7 +77,13 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
             #expect(result.stderr == "")
             let file = Self.folder.appendingPathComponent(name + ".txt")
             if ProcessInfo.processInfo.environment["EVENTTREE_RECORD_GOLDEN"] == "1" {
+                let before = try? String(contentsOf: file, encoding: .utf8)
                 try result.stdout.write(to: file, atomically: true, encoding: .utf8)
+                // A run that re-records proves nothing: it fails, so that a re-recording is
+                // reviewed and the suite run again without the variable.
+                if before != result.stdout {
+                    Issue.record("re-recorded \(name).txt: review its diff, then run the tests without EVENTTREE_RECORD_GOLDEN")
+                }
             }
             let golden = try String(contentsOf: file, encoding: .utf8)
             #expect(result.stdout == golden, "re-record with EVENTTREE_RECORD_GOLDEN=1 if the change is intended")
