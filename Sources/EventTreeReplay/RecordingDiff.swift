@@ -77,29 +77,18 @@ public struct RecordingDiff: Sendable {
     /// Compares two lists of raises: pairs them along their longest common sequence of
     /// keys (type and origin path), so that a raise added or removed leaves the rest paired.
     init(old: [Raise], new: [Raise]) {
-        var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
-        for i in stride(from: old.count - 1, through: 0, by: -1) {
-            for j in stride(from: new.count - 1, through: 0, by: -1) {
-                lengths[i][j] = old[i].key == new[j].key ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
-            }
-        }
         var changed: [Change] = []
         var removed: [Raise] = []
         var added: [Raise] = []
         var paired = 0
-        var (i, j) = (0, 0)
-        while i < old.count || j < new.count {
-            if i < old.count, j < new.count, old[i].key == new[j].key {
+        for (edit, index) in editScript(from: old, to: new, same: { $0.key == $1.key }) {
+            switch edit {
+            case .shared:
                 paired += 1
-                if old[i].fate != new[j].fate || old[i].steps != new[j].steps { changed.append(Change(old: old[i], new: new[j])) }
-                i += 1
-                j += 1
-            } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
-                removed.append(old[i])
-                i += 1
-            } else {
-                added.append(new[j])
-                j += 1
+                let (before, after) = (old[index.old], new[index.new])
+                if before.fate != after.fate || before.steps != after.steps { changed.append(Change(old: before, new: after)) }
+            case .removed: removed.append(old[index.old])
+            case .added: added.append(new[index.new])
             }
         }
         self.paired = paired

@@ -31,7 +31,7 @@ public struct StepDiff: Sendable, Hashable {
         var lines = old.prefix(start).enumerated().map { "  \($0.offset + 1). \($0.element)" }
         let oldRest = Array(old.dropFirst(start))
         let newRest = Array(new.dropFirst(start))
-        for (edit, index) in Self.editScript(from: oldRest, to: newRest) {
+        for (edit, index) in editScript(from: oldRest, to: newRest, same: ==) {
             switch edit {
             case .shared: lines.append("  \(start + index.old + 1). \(oldRest[index.old])")
             case .removed: lines.append("- \(start + index.old + 1). \(oldRest[index.old])")
@@ -40,34 +40,38 @@ public struct StepDiff: Sendable, Hashable {
         }
         return lines.joined(separator: "\n")
     }
+}
 
-    private enum Edit { case shared, removed, added }
+/// What one line of an edit script does: kept by both sides, only in the old, only in the new.
+enum Edit { case shared, removed, added }
 
-    /// The edits from `old` to `new` along their longest common subsequence (removals before
-    /// additions at each point), with the index of the line in each.
-    private static func editScript(from old: [String], to new: [String]) -> [(Edit, (old: Int, new: Int))] {
-        // lengths[i][j]: the longest common subsequence of old[i...] and new[j...].
-        var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
-        for i in stride(from: old.count - 1, through: 0, by: -1) {
-            for j in stride(from: new.count - 1, through: 0, by: -1) {
-                lengths[i][j] = old[i] == new[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
-            }
+/// The edits from `old` to `new` along their longest common subsequence, by `same` (removals
+/// before additions at each point), with the index of each line in its side: how steps are
+/// diffed and how two recordings' raises are paired.
+func editScript<Element>(
+    from old: [Element], to new: [Element], same: (Element, Element) -> Bool
+) -> [(Edit, (old: Int, new: Int))] {
+    // lengths[i][j]: the longest common subsequence of old[i...] and new[j...].
+    var lengths = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+    for i in stride(from: old.count - 1, through: 0, by: -1) {
+        for j in stride(from: new.count - 1, through: 0, by: -1) {
+            lengths[i][j] = same(old[i], new[j]) ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
         }
-        var edits: [(Edit, (old: Int, new: Int))] = []
-        var (i, j) = (0, 0)
-        while i < old.count || j < new.count {
-            if i < old.count, j < new.count, old[i] == new[j] {
-                edits.append((.shared, (i, j)))
-                i += 1
-                j += 1
-            } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
-                edits.append((.removed, (i, j)))
-                i += 1
-            } else {
-                edits.append((.added, (i, j)))
-                j += 1
-            }
-        }
-        return edits
     }
+    var edits: [(Edit, (old: Int, new: Int))] = []
+    var (i, j) = (0, 0)
+    while i < old.count || j < new.count {
+        if i < old.count, j < new.count, same(old[i], new[j]) {
+            edits.append((.shared, (i, j)))
+            i += 1
+            j += 1
+        } else if i < old.count, j == new.count || lengths[i + 1][j] >= lengths[i][j + 1] {
+            edits.append((.removed, (i, j)))
+            i += 1
+        } else {
+            edits.append((.added, (i, j)))
+            j += 1
+        }
+    }
+    return edits
 }
