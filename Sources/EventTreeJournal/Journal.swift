@@ -78,7 +78,9 @@ public final class Journal: BatchRecorder {
         do {
             sequence = SequenceCounter(
                 startingAt: try db.integer("SELECT next_seq FROM j_sequence") ?? 1, tracksOpenBatches: true)
-            rows = try RowWriter(db: db, sequence: sequence, chainsRecords: options.chainsRecords)
+            rows = try RowWriter(
+                db: db, sequence: sequence, chainsRecords: options.chainsRecords, redaction: options.redaction,
+                recordsHostName: options.recordsHostName)
         } catch {
             throw JournalError(error, path: resolved)
         }

@@ -82,6 +82,14 @@ public struct JournalOptions: Sendable {
     /// Whether records are hash-chained. Turn it off only to measure what the chain costs:
     /// a journal without it cannot be verified.
     public var chainsRecords = true
+    /// Which payload values are replaced before they are stored (see ``Redaction``): by
+    /// default, fields whose names say they hold a credential (``Redaction/defaultDeniedFieldNames``)
+    /// and those each event type lists in `redactedFields`. ``Redaction/none`` stores every
+    /// payload as encoded.
+    public var redaction = Redaction()
+    /// Whether each session records the name of the host it ran on. Off by default: a host
+    /// name often identifies a person's device; sessions then store an empty host.
+    public var recordsHostName = false
 
     /// The defaults: buffered, blocking when full, 50 ms batches.
     public init() {}

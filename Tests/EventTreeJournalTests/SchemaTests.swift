@@ -78,7 +78,9 @@ final class Capturing: Recorder, @unchecked Sendable {
     }
 
     @Test func everyKindOfRecordReadsBackAsItWasWritten() async throws {
-        try await withTemporaryJournal { journal in
+        var options = JournalOptions()
+        options.recordsHostName = true
+        try await withTemporaryJournal(options: options) { journal in
             let capturing = Capturing(journal)
             let bus = EventBus(recorder: capturing, appVersion: "9.9", process: "round-trip")
             let owners = (app: EventNode("app", bus: bus), a: EventNode("a", bus: bus), b: EventNode("b", bus: bus))

@@ -61,9 +61,18 @@ final class RowWriter {
     /// The payloads' top-level encoder, reused from one event to the next.
     @exclusivity(unchecked) private var payloadEncoder: TreeEncoder?
     private let insertChain: Statement
+    /// The journal's redaction (`nil`: none).
+    private let redactor: Redactor?
+    /// Whether sessions keep their host's name (otherwise stored empty).
+    private let recordsHostName: Bool
 
-    init(db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool = true) throws(SQLiteError) {
+    init(
+        db: consuming Connection, sequence: SequenceCounter, chainsRecords: Bool, redaction: Redaction,
+        recordsHostName: Bool
+    ) throws(SQLiteError) {
         self.sequence = sequence
+        redactor = Redactor(redaction)
+        self.recordsHostName = recordsHostName
         encoder = ChainEncoder(isEnabled: chainsRecords)
         begin = try db.prepare("BEGIN")
         commit = try db.prepare("COMMIT")
@@ -359,14 +368,15 @@ final class RowWriter {
             keepForChain(seq)
         case .sessionStarted(let info):
             model.sessionClocks[info.id] = (info.startedAt, info.startedAtNanoseconds)
+            let host = recordsHostName ? info.host : ""
             try insertSession.bind(info.id.rawValue, at: 1)
             try insertSession.bind(info.startedAt, at: 2)
             try insertSession.bind(info.process, at: 3)
-            try insertSession.bind(info.host, at: 4)
+            try insertSession.bind(host, at: 4)
             try insertSession.bind(info.appVersion, at: 5)
             try insertSession.run()
             encoder.sessionStarted(
-                seq: seq, startedAt: info.startedAt, process: info.process, host: info.host, appVersion: info.appVersion)
+                seq: seq, startedAt: info.startedAt, process: info.process, host: host, appVersion: info.appVersion)
             keepForChain(seq)
         case let .sessionEnded(id, at):
             endsSession = true
@@ -611,7 +621,7 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        Self.writePayloadJSON(raised.payload, into: payload, encoder: &payloadEncoder)
+        Self.writePayloadJSON(raised.payload, into: payload, encoder: &payloadEncoder, redactor: redactor)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
@@ -742,15 +752,19 @@ final class RowWriter {
         keepForChain(seq)
     }
 
-    /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded, or
+    /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded (the
+    /// fields `redactor` redacts replaced), or
     /// the error's description as a JSON string. An event that fails to encode is stored as
     /// a JSON object saying why. `encoder` is the reused top-level encoder.
-    static func writePayloadJSON(_ payload: RaisedEvent.Payload, into bytes: ByteBuffer, encoder: inout TreeEncoder?) {
+    static func writePayloadJSON(
+        _ payload: RaisedEvent.Payload, into bytes: ByteBuffer, encoder: inout TreeEncoder?, redactor: Redactor?
+    ) {
         bytes.count = 0
         switch payload {
         case .event(let event):
             do {
-                try PayloadEncoder.append(event, to: bytes, reusing: &encoder)
+                redactor?.typeFields = type(of: event).redactedFields
+                try PayloadEncoder.append(event, to: bytes, reusing: &encoder, redactor: redactor)
             } catch {
                 var text = "{\"unencodable\":" + JSONText.quoted("\(error)") + "}"
                 text.withUTF8 { bytes.append(UnsafeRawBufferPointer($0)) }

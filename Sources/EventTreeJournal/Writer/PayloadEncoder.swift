@@ -43,14 +43,17 @@ package enum PayloadEncoder {
     /// Appends the JSON text of `value` to `buffer`, encoding it with `root` (then kept in
     /// `root` for the next value): the top-level encoder and its object's room are reused
     /// from one value to the next, unless something else kept a reference to them (the
-    /// writer reuses one buffer and one encoder). When encoding throws, nothing is written.
-    static func append<T: Encodable>(_ value: T, to buffer: ByteBuffer, reusing root: inout TreeEncoder?) throws {
+    /// writer reuses one buffer and one encoder). The fields `redactor` redacts are written
+    /// as it replaces them. When encoding throws, nothing is written.
+    static func append<T: Encodable>(
+        _ value: T, to buffer: ByteBuffer, reusing root: inout TreeEncoder?, redactor: Redactor? = nil
+    ) throws {
         if root == nil || !isKnownUniquelyReferenced(&root!) { root = TreeEncoder(codingPath: []) }
         root!.reset()
         // Through `node(for:)`, not `value.encode(to:)`: a top-level `Data` or `URL` must be
         // written as `JSONEncoder` writes it, not as its own `encode(to:)` would.
         let node = try TreeEncoder.node(for: value, at: [], encoder: root!)
-        node.write(to: buffer)
+        node.write(to: buffer, redactor: redactor)
     }
 }
 
@@ -73,8 +76,8 @@ enum JSONNode {
     /// Nothing encoded: written as `{}`, as `JSONEncoder` writes an unused super encoder.
     case empty
 
-    /// Appends the value's JSON text.
-    func write(to bytes: ByteBuffer) {
+    /// Appends the value's JSON text, with the fields `redactor` redacts replaced.
+    func write(to bytes: ByteBuffer, redactor: Redactor?) {
         switch self {
         case .literal(var literal): literal.withUTF8 { bytes.append(UnsafeRawBufferPointer($0)) }
         case .integer(let value): bytes.write(atMost: 20) { buffer in
@@ -83,7 +86,7 @@ enum JSONNode {
                 return end
             }
         case .string(let string): JSONText.appendQuoted(string, to: bytes)
-        case .encoder(let encoder): encoder.node.write(to: bytes)
+        case .encoder(let encoder): encoder.node.write(to: bytes, redactor: redactor)
         case .empty:
             bytes.append(byte: UInt8(ascii: "{"))
             bytes.append(byte: UInt8(ascii: "}"))
@@ -98,14 +101,18 @@ enum JSONNode {
                 if index > 0 { bytes.append(byte: UInt8(ascii: ",")) }
                 JSONText.appendQuoted(object.fields[index].key, to: bytes)
                 bytes.append(byte: UInt8(ascii: ":"))
-                object.fields[index].value.write(to: bytes)
+                if let redactor, redactor.redacts(object.fields[index].key) {
+                    redactor.replacement(for: object.fields[index].value).write(to: bytes, redactor: nil)
+                } else {
+                    object.fields[index].value.write(to: bytes, redactor: redactor)
+                }
             }
             bytes.append(byte: UInt8(ascii: "}"))
         case .array(let array):
             bytes.append(byte: UInt8(ascii: "["))
             for index in array.elements.indices {
                 if index > 0 { bytes.append(byte: UInt8(ascii: ",")) }
-                array.elements[index].write(to: bytes)
+                array.elements[index].write(to: bytes, redactor: redactor)
             }
             bytes.append(byte: UInt8(ascii: "]"))
         }
