@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventTree
+import EventTreeJournal
 import EventTreeReplay
 import EventTreeReport
 
@@ -81,6 +82,10 @@ struct Explain: TerminalCommand {
             text += "Transformed into event\(finding.transforms.count == 1 ? "" : "s") \(finding.transforms.map { String($0.rawValue) }.joined(separator: ", "))\n"
         }
         text += bold(sentence(finding.summary)) + "\n"
+        let redacted = finding.event.payload.map(Redaction.redactedPaths(inPayload:)) ?? []
+        if !redacted.isEmpty {
+            text += "Redacted before it was stored: \(redacted.map(shown).joined(separator: ", "))\n"
+        }
         if explanation.causes.count > 1 {
             text += "\nCause chain (outermost first):\n"
             text += explanation.causes.map { "  " + sentence($0.description) + "\n" }.joined()

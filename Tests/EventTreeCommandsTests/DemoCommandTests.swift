@@ -11,7 +11,7 @@ import Testing
             let result = try Tool.run(["demo"], in: directory, executable: copy)
             #expect(result.status == 0)
             #expect(result.stderr == "")
-            #expect(result.stdout.hasPrefix("Recorded the demo session into eventtree-demo.eventtree: 14 raises (13 events, 1 produced by a transform).\n"))
+            #expect(result.stdout.hasPrefix("Recorded the demo session into eventtree-demo.eventtree: 15 raises (14 events, 1 produced by a transform).\n"))
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
                 "eventtree", "eventtree-demo.eventtree",
             ])
@@ -22,8 +22,36 @@ import Testing
                 "PostLiked delivered", "OpenURL consumed", "CurrentUser answered", "UnreadCount unanswered",
                 "ThemeChanged failed", "RenderError delivered", "SyncFailed consumed", "ShowBanner delivered",
                 "ButtonTapped delivered", "PostLiked delivered", "Refresh delivered", "Refresh delivered",
-                "CloseScreen lost", "NamedEvent unhandled",
+                "CloseScreen lost", "NamedEvent unhandled", "SignIn consumed",
             ])
+        }
+    }
+
+    /// The demo's sign-in event carries a password and a token: the journal's default
+    /// deny-list keeps both out of every byte the tool writes, and `explain` says so.
+    @Test func theDemosSecretsAreInNoByteItWrites() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/demo.eventtree"
+            #expect(try Tool.run(["demo", "--journal", journal]).status == 0)
+            // A reader keeps the write-ahead log in place while the commands below run.
+            let reader = try JournalReader(path: journal)
+            let signIn = try #require(reader.rows("SELECT event_id, payload FROM event_history WHERE event_type = 'SignIn'").first)
+            #expect(signIn[1] == .text(#"{"password":"[redacted]","token":"[redacted]","user":"ada"}"#))
+            #expect(try Tool.run(["report", journal, "-o", directory + "/report.html"]).status == 0)
+            #expect(try Tool.run(["export", journal, "--format", "jsonl", "-o", directory + "/export.jsonl"]).status == 0)
+            #expect(try Tool.run(["export", journal, "--format", "chrome-trace", "-o", directory + "/trace.json"]).status == 0)
+            let explained = try Tool.run(["explain", journal, String(try #require(signIn[0].int))])
+            #expect(explained.stdout.contains("\nRedacted before it was stored: password, token\n"))
+            var written = Data()
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                written += FileManager.default.contents(atPath: directory + "/" + file) ?? Data()
+            }
+            written += Data(explained.stdout.utf8)
+            #expect(written.count > 10_000)
+            for secret in ["hunter2", "tok-demo-secret"] {
+                #expect(written.range(of: Data(secret.utf8)) == nil, "\(secret) was written")
+            }
+            withExtendedLifetime(reader) {}
         }
     }
 

@@ -100,7 +100,7 @@ func withDemoJournal(_ body: (String) throws -> Void) async throws {
             #expect(fields.count == 9)
             #expect(fields[0] == "1")
             #expect(fields[1] == "2027-01-15T08:00:00.000Z")
-            #expect(fields[3...6] == ["eventtree-demo", "14", "21", "0"])
+            #expect(fields[3...6] == ["eventtree-demo", "15", "22", "0"])
             #expect(fields[7] == "", "a host name is recorded only when the app opts in")
             #expect(fields[8] == "demo")
         }

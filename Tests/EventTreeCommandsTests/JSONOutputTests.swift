@@ -15,7 +15,7 @@ import Testing
             let result = runCommand(["replay", path, "--format", "json", "--only", "consumed"])
             #expect(result.status == 0)
             let findings = try #require(try parse(result.stdout) as? [[String: Any]])
-            #expect(findings.count == 2)
+            #expect(findings.count == 3)
             let openURL = try #require(findings.first)
             #expect(openURL["event_id"] as? Int == 43)
             #expect(openURL["session_id"] as? Int == 1)
@@ -47,7 +47,7 @@ import Testing
             let reader = try JournalReader(path: path)
             let history = Dictionary(uniqueKeysWithValues: try reader.rows("SELECT event_id, result FROM event_history")
                 .map { ($0[0].int!, $0[1].string!) })
-            #expect(findings.count == 13)
+            #expect(findings.count == 14)
             for finding in findings {
                 let id = try #require(finding["event_id"] as? Int)
                 #expect(finding["result"] as? String == history[id], "event \(id)")

@@ -69,7 +69,7 @@ import Testing
             let journal = directory + "/eventtree-demo.eventtree"
             let written = try Tool.run(["report", "eventtree-demo.eventtree"], in: directory)
             #expect(written.status == 0)
-            #expect(written.stdout.hasPrefix("Wrote the report of session 1 (13 events) to eventtree-demo.html ("))
+            #expect(written.stdout.hasPrefix("Wrote the report of session 1 (14 events) to eventtree-demo.html ("))
             let html = directory + "/eventtree-demo.html"
             let source = try String(contentsOfFile: html, encoding: .utf8)
             // Self-contained: nothing is fetched.
@@ -84,7 +84,7 @@ import Testing
             for name in ["delivered", "consumed", "unhandled", "lost", "diverged", "failed"] {
                 #expect(page.text(ofID: "count-\(name)") == String(counts[name, default: 0]), "\(name)")
             }
-            #expect(page.text(ofID: "count-text") == "13 of 13 events")
+            #expect(page.text(ofID: "count-text") == "14 of 14 events")
             #expect(page.text(ofID: "stopper") == "stopped by settings-router EventTreeCommands/DemoScenario.swift:47 at app/tabs/settings")
             let explain = try Tool.run(["explain", journal, "43", "--format", "json"])
             let explanation = try JSONSerialization.jsonObject(with: Data(explain.stdout.utf8)) as? [String: Any]
@@ -129,7 +129,7 @@ import Testing
             let printed = runCommand(["report", path, "--output", "-"])
             #expect(printed.status == 0)
             #expect(printed.stdout.hasPrefix("<!DOCTYPE html>"))
-            #expect(printed.stdout.contains("<td id=\"count-consumed\">2</td>"))
+            #expect(printed.stdout.contains("<td id=\"count-consumed\">3</td>"))
             let refused = runCommand(["report", path, "--output", path])
             #expect(refused.status == 2)
             #expect(refused.stderr == "error: \(path) is the journal itself; choose another --output\n")

@@ -13,7 +13,7 @@ import Testing
             #expect(intact.stderr == "")
             let head = try #require(intact.stdout.split(separator: " ").last.map { String($0.dropLast()) })
             #expect(JournalHead(head) != nil)
-            #expect(intact.stdout.hasPrefix("intact: 94 records in 1 checkpoint match the hash chain; head 108:"))
+            #expect(intact.stdout.hasPrefix("intact: 98 records in 1 checkpoint match the hash chain; head 113:"))
             let seq = try #require(Int(try JournalReader(path: path).rows("SELECT seq FROM delivery_history LIMIT 1 OFFSET 7")[0][0].description))
             try JournalTampering.changeCall(at: seq, in: path, column: .nanos) { $0 + 1 }
             let altered = try Tool.run(["verify", path, "--format", "json"])
@@ -54,7 +54,7 @@ import Testing
             try JournalTampering.execute("DELETE FROM j_chain", on: path)
             let result = try Tool.run(["verify", path])
             #expect(result.status == 1)
-            #expect(result.stdout == "unproven from seq \(first): the journal has 94 records and no checkpoint: nothing proves them (its chain was removed, or it was never written); head none\n")
+            #expect(result.stdout == "unproven from seq \(first): the journal has 98 records and no checkpoint: nothing proves them (its chain was removed, or it was never written); head none\n")
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             try JournalTampering.execute("UPDATE j_sessions SET events = 0, dropped = 999", on: path)
             let result = try Tool.run(["verify", path])
             #expect(result.status == 1)
-            #expect(result.stdout.hasPrefix("altered at seq \(ended): session \(session) stores 0 events, \(steps) steps and 999 dropped records, but its chained rows hold \(events), \(steps) and 0: its counts were changed; head 108:"))
+            #expect(result.stdout.hasPrefix("altered at seq \(ended): session \(session) stores 0 events, \(steps) steps and 999 dropped records, but its chained rows hold \(events), \(steps) and 0: its counts were changed; head 113:"))
         }
     }
 

@@ -73,6 +73,43 @@ final class Coordinator {
         }
     }
 
+    /// A sign-in whose password and token the journal redacted replays as recorded: its
+    /// handlers see "[redacted]" and do not branch on it.
+    @Test func redactedEventsReplayWithoutDifference() async throws {
+        struct SignIn: Event {
+            var user: String
+            var password: String
+            var token: String
+        }
+        func build(_ bus: EventBus) -> [EventNode] {
+            let app = EventNode("app", bus: bus)
+            let form = EventNode("form", parent: app)
+            app.on(SignIn.self, label: "audit") { event, _ in event.user == "ada" ? .handled : .ignored }
+            form.on(SignIn.self, label: "check") { event, _ in event.password.isEmpty ? .consumed : .handled }
+            return [app, form]
+        }
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let nodes = build(bus)
+            nodes[1].raise(SignIn(user: "ada", password: "hunter2", token: "tok"))
+            nodes[1].raise(SignIn(user: "bob", password: "", token: ""))
+            try journal.flush()
+            let stored = try JournalReader(path: journal.path).rows("SELECT payload, event_id FROM event_history ORDER BY event_id")
+            #expect(stored.map(\.[0]) == [
+                .text(#"{"password":"[redacted]","token":"[redacted]","user":"ada"}"#),
+                .text(#"{"password":"[redacted]","token":"[redacted]","user":"bob"}"#),
+            ])
+            var types = EventTypes()
+            types.register(SignIn.self)
+            let report = try LiveReplay(journal: journal.path, types: types).run { bus in build(bus) }
+            // The second raise was consumed by "check" (an empty password); replayed, the
+            // handler sees "[redacted]": it branches on a redacted field, and so differs.
+            #expect(report.replayed == 2)
+            #expect(report.differing == 1)
+            #expect(report.differences.map(\.event.rawValue) == [stored[1][1].int])
+        }
+    }
+
     @Test func changedCodeIsReportedAtEveryDifferingRaiseWithNumberedSteps() async throws {
         try await withTemporaryJournal { journal in
             SmallApp.record(into: journal)

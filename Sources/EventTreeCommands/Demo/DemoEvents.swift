@@ -10,6 +10,12 @@ struct ThemeChanged: Event { var theme: String }
 struct CloseScreen: Event {}
 struct Refresh: Event {}
 struct ShowBanner: Event { var text: String }
+/// Carries credentials, which the journal's default deny-list redacts.
+struct SignIn: Event {
+    var user: String
+    var password: String
+    var token: String
+}
 struct CurrentUser: EventRequest { typealias Answer = String }
 struct UnreadCount: EventRequest { typealias Answer = Int }
 

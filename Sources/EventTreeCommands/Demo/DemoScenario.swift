@@ -64,6 +64,10 @@ package enum DemoScenario {
         tabs.raise(Refresh(), mode: .descend(.firstHandler))                   // home, settings, profile
         app.raise(CloseScreen(), mode: .descend)                               // post-2 released on the way: lost
         analytics.raise(NamedEvent("debug.ping"))                              // nobody listens: a dead letter
+        // The sign-in sheet: its event carries a password and a token, which the journal
+        // stores as "[redacted]" (its default deny-list).
+        profile.on(SignIn.self, label: "sign-in") { _, _ in .consumed }
+        profile.raise(SignIn(user: "ada", password: "hunter2", token: "tok-demo-secret")) // consumed; secrets redacted
         bus.end()
     }
 

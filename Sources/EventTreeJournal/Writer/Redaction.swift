@@ -71,6 +71,29 @@ public struct Redaction: Sendable {
     public static func isRedacted(_ text: String) -> Bool {
         text == droppedText || (text.hasPrefix(hashPrefix) && text.hasSuffix("]") && text.utf8.count == 23)
     }
+
+    /// The paths of the values redaction replaced in a stored payload (its JSON text), in
+    /// the order they are stored: `password`, `device.sessionCookie`, `headers[0].token`.
+    public static func redactedPaths(inPayload payload: String) -> [String] {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(payload.utf8), options: [.fragmentsAllowed]) else {
+            return []
+        }
+        var paths: [String] = []
+        func visit(_ value: Any, at path: String) {
+            switch value {
+            case let text as String where isRedacted(text): paths.append(path)
+            case let object as [String: Any]:
+                for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                    visit(object[key]!, at: path.isEmpty ? key : path + "." + key)
+                }
+            case let array as [Any]:
+                for (index, element) in array.enumerated() { visit(element, at: path + "[\(index)]") }
+            default: break
+            }
+        }
+        visit(value, at: "")
+        return paths
+    }
 }
 
 /// A ``Redaction`` made ready for the writer: its names normalized, indexed by first byte.
