@@ -93,8 +93,7 @@ let package = Package(
         .testTarget(name: "EventTreeTests", dependencies: ["EventTree", "EventTreeTesting"]),
         .testTarget(
             name: "EventTreeJournalTests",
-            dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"],
-            exclude: ["Fixtures"]),
+            dependencies: ["EventTree", "EventTreeJournal", "EventTreeTesting", "CEventTreeSQLite"]),
         .testTarget(
             name: "EventTreeReplayTests",
             dependencies: ["EventTree", "EventTreeJournal", "EventTreeReplay", "EventTreeTesting"]),

@@ -260,10 +260,10 @@ CREATE TABLE j_lost_calls (
 -- first record changed, inserted or moved; the hash after a checkpoint is what heads and
 -- signatures cover.
 --
--- rule says how the checkpoint chains its records. Writers always name it (the column's
--- default is never relied on) and write 3: the checkpoint's hash is SHA-256(previous
+-- rule says how the checkpoint chains its records; version 1 has one rule, 1 (the column
+-- lets a later version chain differently): the checkpoint's hash is SHA-256(previous
 -- checkpoint's hash || for each record, its length as a varint then its bytes), the
--- records in their dense form (no presence byte before an integer that cannot be
+-- records in their canonical form (no presence byte before an integer that cannot be
 -- missing); a record's tag is the low two bytes of a running 64-bit state over the
 -- records' digests (a hash over eight bytes of the record at a time), seeded with the
 -- previous hash's first eight bytes (little-endian) xor the FNV offset basis (see

@@ -14,8 +14,8 @@ import Foundation
 /// ```
 ///
 /// Times are the journal's: microseconds from each session's start. A raise's slice ends
-/// with the last handler call (or nested raise) inside it; journals written before schema
-/// version 3 record no threads, and their raises share one track.
+/// with the last handler call (or nested raise) inside it; raises of no recorded thread
+/// share one track.
 public struct TraceExport: Sendable {
     /// The journal's path.
     public let path: String

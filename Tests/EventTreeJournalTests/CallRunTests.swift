@@ -82,36 +82,4 @@ import Testing
         #expect(decode("[[105,1],[105,1,0,\(Int.max)]]", first: 101, last: 101) == nil)
         #expect(decode(one, event: 102, first: 101, last: 101) == nil)
     }
-
-    @Test func runsWrittenByVersionSixAreRewrittenDenselyAndReadTheSame() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory + "/six.eventtree"
-            do {
-                let db = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-                try Migrator.migrate(db, from: 0, through: 6, path: path)
-            }
-            // As version 6 wrote them: calls in a row, one with no time, calls after records
-            // of a nested raise, a run of one; a run that is not JSON, and one that version 6
-            // could not read (three numbers a call), which must not read as version 7's.
-            execute(path, """
-                INSERT INTO j_call_runs VALUES
-                    (101, 100, 110, '[[3,41,1250,0],[4,73,7,12],[12,242,0,null],[12,274,5,0],[7,329,1,3]]'),
-                    (200, 190, 200, '[[1,320,1,null]]'), (300, 299, 300, 'not json'), (400, 399, 400, '[[1,2,3]]')
-                """)
-            let before = foreignLines(path, "SELECT * FROM j_calls WHERE event_id < 300 ORDER BY seq")
-            #expect(before.count == 6)
-            try Journal(path: path).close()
-            #expect(foreignLines(path, "SELECT calls FROM j_call_runs ORDER BY seq")
-                == ["[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]", "[[32,1,null]]", "not json", "![[1,2,3]]"])
-            #expect(foreignLines(path, "SELECT * FROM j_calls ORDER BY seq") == before)
-            #expect(try JournalReader(path: path).packedCalls(in: 400...400, marksMalformed: true).current == .malformed(at: 400))
-            // What the migration wrote is what a writer writes, and decodes to the same calls.
-            var calls: [Call] = []
-            let decodes = Array("[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]".utf8).withUnsafeBufferPointer {
-                CallRun.calls(in: $0, event: 100, firstSeq: 101, lastSeq: 110, into: &calls)
-            }
-            #expect(decodes)
-            #expect(text(of: calls) == "[[105,1250],[137,7,12],[402,0,null,4],[402,5,0,4],[233,1,3,5]]")
-        }
-    }
 }

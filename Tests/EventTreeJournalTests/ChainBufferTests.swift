@@ -21,21 +21,19 @@ import Testing
         return Array(SHA256.hash(data: bytes))
     }
 
-    @Test(arguments: [ChainRule.perCheckpoint, .perCheckpointWords])
-    func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes(rule: ChainRule) throws {
+    @Test func aCheckpointHashesItsRecordsWithTheirLengthsAcrossFlushes() throws {
         // Small records, an empty one, one larger than a flush (64 KiB), whose length takes
         // three varint bytes, and one of every length up to 24 bytes (those of 8 to 16 bytes
         // are copied into their frames by two overlapping eight-byte moves).
         let records: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 7, count: 70_000), [9]]
             + (0...24).map { length in (0..<length).map { UInt8(truncatingIfNeeded: length &* 31 &+ $0 &* 7 &+ 1) } }
-        var hasher = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
+        var hasher = CheckpointHasher(after: .start, expectedBytes: 16)
         for record in records { _ = hasher.add(record) }
         #expect(hasher.finish().value == Self.expectedHash(after: .start, records))
 
-        guard rule == .perCheckpointWords else { return }
         // Kept and added as frames (as the writer chains a checkpoint's records), the same
         // hash and the same tags as one by one.
-        var single = CheckpointHasher(after: .start, rule: rule, expectedBytes: 16)
+        var single = CheckpointHasher(after: .start, expectedBytes: 16)
         let singleTags = records.flatMap { record in
             let (first, second) = single.add(record)
             return [first, second]
@@ -48,7 +46,7 @@ import Testing
             let numbered = Array(records.enumerated())
             for (seq, record) in inOrder ? numbered : numbered.reversed() { kept.append(seq: seq + 1, record) }
             #expect(kept.entries.count == (inOrder ? 1 : records.count))
-            var together = CheckpointHasher(after: .start, rule: rule, expectedBytes: 0)
+            var together = CheckpointHasher(after: .start, expectedBytes: 0)
             var tags = [UInt8](repeating: 0, count: 2 * records.count)
             try kept.take(below: .max) { entries, storage in
                 tags.withUnsafeMutableBufferPointer { tags in together.add(kept: entries, in: storage, tags: tags.baseAddress!) }
@@ -80,14 +78,11 @@ import Testing
         }
     }
 
-    @Test func ruleThreeTagsAreTheWordHashItsDescriptionGivesAndEveryBitReachesThem() {
+    @Test func tagsAreTheWordHashItsDescriptionGivesAndEveryBitReachesThem() {
         let previous = ChainHash(value: Array(0..<32))
         let records: [[UInt8]] = [[], [1], Array(1...8), Array(1...9), Array(1...17), Array(repeating: 0xFF, count: 200)]
-        var hasher = CheckpointHasher(after: previous, rule: .perCheckpointWords)
+        var hasher = CheckpointHasher(after: previous)
         #expect(records.map { let (a, b) = hasher.add($0); return [a, b] } == Self.wordTags(after: previous, records))
-        // Rule 2 tags the same records otherwise (the rule is kept with each checkpoint).
-        var bytewise = CheckpointHasher(after: previous, rule: .perCheckpoint)
-        #expect(records.map { let (a, b) = bytewise.add($0); return [a, b] } != Self.wordTags(after: previous, records))
         // Any one bit changed in a record changes its tag (a call's record is ~13 bytes).
         let call: [UInt8] = [9, 0x83, 0x8A, 0x01, 1, 5, 1, 0xD3, 0x13, 1, 0, 0, 7]
         let tag = Self.wordTags(after: previous, [call])
@@ -98,13 +93,10 @@ import Testing
         }
     }
 
-    @Test func ruleThreeRecordsAreDenseAndOlderRulesRecordsKeepTheirForm() {
+    @Test func aRecordsIntegersThatCannotBeMissingHaveNoPresenceByte() {
         // A call: kind 9, seq 300 (varint), then handler 3, code 41, nanos 1,250 (zigzag
         // varints), offset 0 (may be missing: present byte 1), no detail (0).
-        let encoder = ChainEncoder(isDense: false)
-        encoder.call(seq: 300, handler: 3, code: 41, nanoseconds: 1_250, offsetMicroseconds: 0, detail: nil)
-        #expect(Array(encoder.bytes) == [9, 0xAC, 0x02, 1, 6, 1, 82, 1, 0xC4, 0x13, 1, 0, 0])
-        encoder.isDense = true
+        let encoder = ChainEncoder()
         encoder.call(seq: 300, handler: 3, code: 41, nanoseconds: 1_250, offsetMicroseconds: 0, detail: nil)
         #expect(Array(encoder.bytes) == [9, 0xAC, 0x02, 6, 82, 0xC4, 0x13, 1, 0, 0])
         // A missing offset is still told from 0.
@@ -113,14 +105,14 @@ import Testing
     }
 
     @Test func aCopiedCheckpointHasherGoesOnWithoutTheOther() {
-        var first = CheckpointHasher(after: .start, rule: .perCheckpointWords)
+        var first = CheckpointHasher(after: .start)
         _ = first.add([1, 2, 3])
         var second = first
         let firstTag = first.add([4])
         let secondTag = second.add([5, 6])
         #expect(first.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [4]]))
         #expect(second.finish().value == Self.expectedHash(after: .start, [[1, 2, 3], [5, 6]]))
-        var again = CheckpointHasher(after: .start, rule: .perCheckpointWords)
+        var again = CheckpointHasher(after: .start)
         _ = again.add([1, 2, 3])
         #expect(again.add([4]) == firstTag)
         #expect(firstTag != secondTag)

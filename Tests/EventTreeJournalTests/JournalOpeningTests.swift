@@ -21,12 +21,8 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
             #expect(try lines(journal.path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
             #expect(try lines(journal.path, "PRAGMA application_id") == ["\(0x4554_7265)"])
             #expect(try lines(journal.path, "PRAGMA journal_mode") == ["wal"])
-            #expect(try lines(journal.path, "SELECT version, name FROM j_migrations")
-                == [
-                    "1|0001_initial", "2|0002_times_and_attribution", "3|0003_threads", "4|0004_journal_identity",
-                    "5|0005_checkpoint_chain", "6|0006_packed_calls", "7|0007_dense_calls",
-                    "8|0008_event_calls",
-                ])
+            #expect(try lines(journal.path, "SELECT version, name FROM j_migrations") == ["1|0001_journal"])
+            #expect(Journal.schemaVersion == 1)
         }
     }
 
@@ -54,38 +50,6 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
             }
         }
     }
-
-    @Test func aVersionOneJournalIsMigratedForwardAndItsRowsStillRead() async throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/version1-demo.eventtree").path
-        try await withTemporaryDirectory { directory in
-            let path = directory + "/old.eventtree"
-            try FileManager.default.copyItem(atPath: fixture, toPath: path)
-            #expect(foreignLines(path, "PRAGMA user_version") == ["1"])
-            let columns = "event_id, session_id, event_type, mode, origin_path, cause_event_id, transformed_from_event_id, payload, result, kind"
-            let before = foreignLines(path, "SELECT \(columns) FROM event_history ORDER BY seq")
-            #expect(before.count == 14)
-            // Readers read the current schema only, and never migrate.
-            #expect(throws: JournalError.olderVersion(path: path, found: 1, current: Journal.schemaVersion)) {
-                try JournalReader(path: path)
-            }
-            let journal = try Journal(path: path)
-            #expect(try lines(path, "PRAGMA user_version") == ["\(Journal.schemaVersion)"])
-            #expect(try lines(path, "SELECT version FROM j_migrations") == ["1", "2", "3", "4", "5", "6", "7", "8"])
-            #expect(try lines(path, "SELECT count(*) FROM journal_identity") == ["1"])
-            #expect(try lines(path, "SELECT \(columns) FROM event_history ORDER BY seq") == before)
-            // Rows of version 1 have no times; their raises replay as before.
-            #expect(try lines(path, "SELECT count(*) FROM event_history WHERE raised_at IS NULL") == ["14"])
-            // New sessions continue the old sequence.
-            let bus = EventBus(recorder: journal)
-            let app = EventNode("app", bus: bus)
-            let raised = app.raise(Ping())
-            try journal.close()
-            #expect(raised.eventID.rawValue > 100)
-            #expect(try lines(path, "SELECT count(*) FROM event_history") == ["15"])
-        }
-    }
-
     @Test func aJournalFromANewerVersionIsRefusedAndLeftByteForByteUnchanged() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/newer.eventtree"
@@ -131,7 +95,7 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
             let path = directory + "/edited.eventtree"
             try Journal(path: path).close()
             execute(path, "UPDATE j_migrations SET checksum = '0000000000000000' WHERE version = 1")
-            #expect(throws: JournalError.editedMigration(path: path, version: 1, name: "0001_initial")) {
+            #expect(throws: JournalError.editedMigration(path: path, version: 1, name: "0001_journal")) {
                 try Journal(path: path)
             }
         }

@@ -52,7 +52,7 @@ public final class JournalRebuilder {
             let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
             var existing: Set<String> = []
             while try tables.step() { existing.insert(tables.text(0) ?? "") }
-            for table in JournalTable.all + JournalTable.retired where existing.contains(table.name) {
+            for table in JournalTable.all where existing.contains(table.name) {
                 try db.execute("DELETE FROM \(table.name)")
             }
         } catch {

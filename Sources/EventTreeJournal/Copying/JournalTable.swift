@@ -57,14 +57,8 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_chain", changes: .never(seqColumn: "upto_seq")),
     ]
 
-    /// Tables of older schema versions that the current one no longer has: a copy made at
-    /// such a version still has rows of them (`j_calls`, a view since version 6).
-    public static let retired: [JournalTable] = [
-        JournalTable(name: "j_calls", changes: .never(seqColumn: "seq")),
-    ]
-
-    /// The table called `name`, if the journal has one (at the current version or an older one).
+    /// The table called `name`, if the journal has one.
     public static func named(_ name: String) -> JournalTable? {
-        all.first { $0.name == name } ?? retired.first { $0.name == name }
+        all.first { $0.name == name }
     }
 }

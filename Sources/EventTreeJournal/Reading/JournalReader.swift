@@ -144,12 +144,11 @@ public final class JournalReader {
     /// - Throws: ``JournalError`` when the journal cannot be read.
     public func settledBelow() throws -> Int {
         guard FileLock.isHeld(journalPath: path) else { return Int.max }
-        guard schemaVersion >= 2 else { return Int.max }
         return try rows("SELECT settled_seq FROM j_sequence").first?.first?.int ?? 0
     }
 
-    /// The journal's identity: a random UUID written once when the journal was created (or
-    /// upgraded to schema version 4) and kept by copies of the file. Rows shipped from many
+    /// The journal's identity: a random UUID written once when the journal was created, and
+    /// kept by copies of the file. Rows shipped from many
     /// journals into one database are told apart by it.
     ///
     /// - Throws: ``JournalError`` when the journal holds no single, well-formed identity

@@ -22,15 +22,9 @@ package final class ChainEncoder {
     private var count = 0
     /// Whether to encode at all (a journal that does not chain skips the work).
     package let isEnabled: Bool
-    /// Whether records take their dense form (``ChainRule/perCheckpointWords``): an integer
-    /// that cannot be missing is written without the presence byte before it. Records of
-    /// older checkpoints (rules 1 and 2) keep the byte.
-    /// (Unchecked: an encoder belongs to the writer's thread.)
-    @exclusivity(unchecked) package var isDense: Bool
 
-    package init(isEnabled: Bool = true, isDense: Bool = true) {
+    package init(isEnabled: Bool = true) {
         self.isEnabled = isEnabled
-        self.isDense = isDense
         storage = .allocate(capacity: capacity)
     }
 
@@ -114,21 +108,19 @@ package final class ChainEncoder {
         count = at
     }
 
-    /// An integer that cannot be missing: its zigzag varint, after the presence byte unless
-    /// the record is dense.
+    /// An integer that cannot be missing: its zigzag varint, with no presence byte.
     @inline(__always)
     private func int(_ value: Int) {
         while capacity - count < 11 { grow() }
         var at = count
-        Self.put(int: value, into: storage, at: &at, dense: isDense)
+        Self.put(int: value, into: storage, at: &at)
         count = at
     }
 
     /// Writes `value` as ``int(_:)-(Int)`` does at `bytes + at` (the caller has made room for
     /// 11 bytes) and moves `at` past it.
     @inline(__always)
-    private static func put(int value: Int, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int, dense: Bool) {
-        guard dense else { return put(int: Optional(value), into: bytes, at: &at) }
+    private static func put(int value: Int, into bytes: UnsafeMutablePointer<UInt8>, at: inout Int) {
         put(varint: UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))), into: bytes, at: &at)
     }
 
@@ -279,8 +271,7 @@ package final class ChainEncoder {
         text(message)
         int(lostCalls)
         int(onFailure)
-        // Since schema version 3; absent (not even a marker) before, so that older records
-        // keep their bytes.
+        // Absent (not even a marker) for a raise of no known thread.
         if let thread {
             int(thread)
             text(threadName)
@@ -300,31 +291,31 @@ package final class ChainEncoder {
         // The room (never below 256 bytes) holds a call without its detail.
         count = Self.writeCall(
             seq: seq, handler: handler, code: code, nanoseconds: nanoseconds, offsetMicroseconds: offsetMicroseconds,
-            dense: isDense, into: storage)
+            into: storage)
         guard let detail else { return }
         // The detail's text in place of the tag for `nil`.
         count -= 1
         text(detail)
     }
 
-    /// The most bytes ``writeCall(seq:handler:code:nanoseconds:offsetMicroseconds:dense:into:)``
+    /// The most bytes ``writeCall(seq:handler:code:nanoseconds:offsetMicroseconds:into:)``
     /// writes: the kind, the seq, the four integers and the detail's tag.
     static let callLimit = 1 + 10 + 3 * 11 + 11 + 1
 
     /// Writes the record of a call without a detail at `bytes` (room for ``callLimit``
-    /// bytes), in its dense form or not, and returns its length: what ``call(seq:handler:code:nanoseconds:offsetMicroseconds:detail:)``
+    /// bytes) and returns its length: what ``call(seq:handler:code:nanoseconds:offsetMicroseconds:detail:)``
     /// encodes, for a writer that keeps it where it is written.
     @inline(__always)
     static func writeCall(
-        seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?, dense: Bool,
+        seq: Int, handler: Int, code: Int, nanoseconds: Int, offsetMicroseconds: Int?,
         into bytes: UnsafeMutablePointer<UInt8>
     ) -> Int {
         bytes[0] = Kind.call.rawValue
         var at = 1
         put(varint: UInt64(bitPattern: Int64(seq)), into: bytes, at: &at)
-        put(int: handler, into: bytes, at: &at, dense: dense)
-        put(int: code, into: bytes, at: &at, dense: dense)
-        put(int: nanoseconds, into: bytes, at: &at, dense: dense)
+        put(int: handler, into: bytes, at: &at)
+        put(int: code, into: bytes, at: &at)
+        put(int: nanoseconds, into: bytes, at: &at)
         put(int: offsetMicroseconds, into: bytes, at: &at)
         // No detail: its tag (0 for `nil`).
         bytes[at] = 0
@@ -366,34 +357,6 @@ package struct ChainHash: Sendable, Equatable {
 
     package init(value: [UInt8]) {
         self.value = value
-    }
-
-    /// Chains one record's bytes: the new hash is SHA-256 of the previous one and them.
-    ///
-    /// - Returns: The record's tag: the first two bytes of the new hash, which the
-    ///   checkpoint keeps for each record so that `verify` can name the first bad one.
-    @discardableResult
-    package mutating func chain(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
-        // The previous hash and the record side by side on the stack, hashed in one call,
-        // and the digest copied over the old hash in one move: no array grown, no
-        // uniqueness check per byte.
-        let digest = withUnsafeTemporaryAllocation(byteCount: 32 + record.count, alignment: 1) { input in
-            value.withUnsafeBytes { input.copyMemory(from: $0) }
-            UnsafeMutableRawBufferPointer(rebasing: input[32...]).copyMemory(from: record)
-            var hasher = SHA256()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
-            return hasher.finalize()
-        }
-        value.withUnsafeMutableBytes { target in
-            digest.withUnsafeBytes { target.copyMemory(from: $0) }
-        }
-        return (value[0], value[1])
-    }
-
-    /// Chains one record's bytes held in an array (see ``chain(_:)-(UnsafeRawBufferPointer)``).
-    @discardableResult
-    package mutating func chain(_ record: [UInt8]) -> (UInt8, UInt8) {
-        record.withUnsafeBytes { chain($0) }
     }
 
     /// Equal when the hashes are.

@@ -1,29 +1,20 @@
 import Crypto
 
-/// How a checkpoint chains its records (`j_chain.rule`).
+/// How a checkpoint chains its records (`j_chain.rule`). One rule so far; the column lets a
+/// later schema chain differently without reinterpreting the checkpoints already written.
 package enum ChainRule: Int, Sendable {
-    /// Each record on its own: `hash = SHA-256(previous hash || record)`, a record's tag
-    /// being the first two bytes of the hash after it. Every checkpoint written before
-    /// schema version 5.
-    case perRecord = 1
-    /// The checkpoint's records in one pass (``CheckpointHasher``), tags from FNV-1a over
-    /// each byte. Since schema version 5.
-    case perCheckpoint = 2
-    /// As ``perCheckpoint``, its records in their dense form (``ChainEncoder/isDense``: no
-    /// presence byte before an integer that cannot be missing), tags from each record's
-    /// digest (``CheckpointHasher``). Since schema version 7.
-    case perCheckpointWords = 3
+    /// The checkpoint's records in one pass, tags from each record's digest (see
+    /// ``CheckpointHasher``).
+    case checkpointDigests = 1
 }
 
-/// Chains the records of one checkpoint by ``ChainRule/perCheckpoint`` or
-/// ``ChainRule/perCheckpointWords``: the checkpoint's hash is SHA-256 of the previous
+/// Chains the records of one checkpoint: the checkpoint's hash is SHA-256 of the previous
 /// checkpoint's hash followed by every record, each as its length (a varint) and its bytes
 /// (its *frame*); a record's tag is the low two bytes of a running 64-bit state seeded from
 /// the previous hash, so that `verify` still names the first record changed, inserted or
 /// moved, and the hash proves the whole.
 ///
-/// Rule 2 runs the state over each byte of the frame (FNV-1a: `s = (s ^ byte) * 0x100000001b3`).
-/// Rule 3 runs it over each record's *digest*: `s = (s ^ digest) * K; s ^= s >> 32`, with
+/// The state runs over each record's *digest*: `s = (s ^ digest) * K; s ^= s >> 32`, with
 /// `K` = 0x9E3779B97F4A7C15 and the digest a hash of the record alone (``digest(of:count:)``):
 /// `d = count * K`, then `d = (d ^ w) * K` for each eight bytes `w` of the record read
 /// little-endian (the last zero-padded), then `d ^= d >> 32; d *= K; d ^= d >> 32`. Every bit
@@ -40,20 +31,15 @@ package struct CheckpointHasher {
     private var pending: ByteBuffer
     private var sha = SHA256()
     private var tagState: UInt64
-    /// ``ChainRule/perCheckpointWords`` (otherwise ``ChainRule/perCheckpoint``).
-    private let tagsDigests: Bool
 
     /// Bytes gathered before they are handed to SHA-256.
     private static let flushSize = 1 << 16
-    /// Rule 3's multiplier.
+    /// The digests' multiplier.
     private static let factor: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first), by `rule`
-    /// (``ChainRule/perCheckpoint`` or ``ChainRule/perCheckpointWords``), with room for
-    /// about `expectedBytes` of records (a large checkpoint is hashed in parts).
-    package init(after previous: ChainHash, rule: ChainRule, expectedBytes: Int = 4_096) {
-        precondition(rule != .perRecord, "a checkpoint hasher chains a checkpoint in one pass")
-        tagsDigests = rule == .perCheckpointWords
+    /// Starts a checkpoint after `previous` (``ChainHash/start`` for the first), with room
+    /// for about `expectedBytes` of records (a large checkpoint is hashed in parts).
+    package init(after previous: ChainHash, expectedBytes: Int = 4_096) {
         pending = ByteBuffer(capacity: min(Self.flushSize, previous.value.count + expectedBytes))
         previous.value.withUnsafeBytes(pending.append)
         var seed: UInt64 = 0
@@ -61,7 +47,7 @@ package struct CheckpointHasher {
         tagState = 0xcbf2_9ce4_8422_2325 ^ seed
     }
 
-    /// Rule 3's digest of the record of `count` bytes at `bytes`. Its last word is read
+    /// The digest of the record of `count` bytes at `bytes`. Its last word is read
     /// whole: the seven bytes after the record must be readable (whatever they hold: the
     /// bytes past the record are masked off, which is reading the last word zero-padded).
     @inline(__always)
@@ -112,15 +98,9 @@ package struct CheckpointHasher {
     /// Adds the next record, returning its tag.
     package mutating func add(_ record: UnsafeRawBufferPointer) -> (UInt8, UInt8) {
         ByteBuffer.makeUnique(&pending)
-        var state = tagState
-        let start = pending.count
         pending.write(atMost: 18 + record.count) { Self.writeFrame(of: record, into: $0) }
-        if tagsDigests {
-            let kept = pending.bytes.baseAddress! + (pending.count - record.count)
-            state = Self.tag(state, Self.digest(of: kept, count: record.count))
-        } else {
-            for byte in UnsafeBufferPointer(rebasing: pending.bytes[start...]) { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
+        let kept = pending.bytes.baseAddress! + (pending.count - record.count)
+        let state = Self.tag(tagState, Self.digest(of: kept, count: record.count))
         tagState = state
         if pending.count >= Self.flushSize {
             sha.update(bufferPointer: UnsafeRawBufferPointer(pending.bytes))
@@ -134,7 +114,7 @@ package struct CheckpointHasher {
         record.withUnsafeBytes { add($0) }
     }
 
-    /// Rule 3's state after a record of `digest`.
+    /// The tag state after a record of `digest`.
     @inline(__always)
     private static func tag(_ state: UInt64, _ digest: UInt64) -> UInt64 {
         let mixed = (state ^ digest) &* factor
@@ -160,7 +140,7 @@ package struct CheckpointHasher {
         return (at, at &+ length)
     }
 
-    /// Adds, by rule 3, the records kept as `entries` (spans of frames in `storage`, as
+    /// Adds the records kept as `entries` (spans of frames in `storage`, as
     /// ``writeFrame(of:into:)`` made them), and stores each record's tag (two bytes) at
     /// `tags`: what ``add(_:)-(UnsafeRawBufferPointer)`` does for each, with a copy per run
     /// of frames that follow one another. The digests are taken here, from frames written a
@@ -171,7 +151,6 @@ package struct CheckpointHasher {
         kept entries: UnsafeBufferPointer<UnchainedRecords.Entry>, in storage: UnsafeRawBufferPointer,
         tags: UnsafeMutablePointer<UInt8>
     ) {
-        precondition(tagsDigests, "kept records are added by rule 3")
         guard let base = storage.baseAddress else { return }
         ByteBuffer.makeUnique(&pending)
         var state = tagState

@@ -23,7 +23,6 @@ package struct StoredCheckpoint {
 extension JournalReader {
     /// The hash chain's checkpoints, in order.
     package func checkpoints() throws(JournalError) -> [StoredCheckpoint] {
-        guard schemaVersion >= 2 else { return [] }
         var checkpoints: [StoredCheckpoint] = []
         try each("SELECT upto_seq, records, hash, tags, rule FROM j_chain ORDER BY upto_seq") { row throws(JournalError) in
             checkpoints.append(StoredCheckpoint(
@@ -36,11 +35,7 @@ extension JournalReader {
     /// Every record of the journal from `seq` on, as the hash chain sees it, in seq order;
     /// a row that belongs to no record (an inserted detail, path or release) comes as a
     /// record of its own that can match nothing.
-    ///
-    /// - Parameter denseAfter: The records above this seq take their dense form (those of
-    ///   ``ChainRule/perCheckpointWords`` checkpoints, and any a writer will chain); those
-    ///   at or below it, the form of the older rules.
-    package func chainRecords(from seq: Int = 0, denseAfter: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
+    package func chainRecords(from seq: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
         let from: [JournalValue] = [.integer(seq)]
         var sources: [JournalStream<ChainedRecord>] = []
         let encoder = ChainEncoder()
@@ -52,7 +47,6 @@ extension JournalReader {
             return try JournalStream { () throws(JournalError) in
                 guard rows.hasRow else { return nil }
                 let seq = rows.row.int(0)
-                encoder.isDense = seq > denseAfter
                 try encode(rows.row, encoder)
                 let record = ChainedRecord(seq: seq, bytes: Array(encoder.bytes))
                 try rows.advance()
@@ -154,7 +148,6 @@ extension JournalReader {
                 detail = details.row.text(1)
                 try details.advance()
             }
-            encoder.isDense = call.seq > denseAfter
             encoder.call(
                 seq: call.seq, handler: call.handlerNumber, code: call.code, nanoseconds: call.nanoseconds,
                 offsetMicroseconds: call.offsetMicroseconds, detail: detail)

@@ -34,12 +34,12 @@ public struct RecordedEvent: Sendable, Hashable {
     public let lostCalls: Int
     /// What a failing handler did to its route.
     public let policy: FailurePolicy
-    /// When it was raised: microseconds from its session's start (`nil` in journals
-    /// written before schema version 2).
+    /// When it was raised: microseconds from its session's start (`nil` when
+    /// its session's start is unknown).
     public let raisedMicroseconds: Int?
     /// The number of the thread it was raised on (the raise's outermost raise ran there),
-    /// dense per process; ``JournalReader/threadNames(of:)`` names it. `nil` in journals
-    /// written before schema version 3.
+    /// dense per process; ``JournalReader/threadNames(of:)`` names it. `nil` when not
+    /// recorded.
     public let thread: Int?
 
     /// Where a raise was stopped (consumed, answered, converted) or failed first.

@@ -22,7 +22,7 @@ public struct RecordedStep: Sendable, Hashable {
     /// What happened.
     public let kind: Kind
     /// A call's start: microseconds from its event's raise (`nil` for an undelivered
-    /// step, and in journals written before schema version 2).
+    /// step, or when not recorded).
     public let offsetMicroseconds: Int?
     /// A call's duration in nanoseconds (`nil` for an undelivered step).
     public let durationNanoseconds: Int?

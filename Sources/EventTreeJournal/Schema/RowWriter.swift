@@ -119,7 +119,7 @@ final class RowWriter {
             "INSERT INTO j_trouble (seq, session_id, at, kind, message, records) VALUES (?, ?, ?, ?, ?, ?)")
         advanceSequence = try db.prepare("UPDATE j_sequence SET next_seq = ? WHERE id = 1")
         insertChain = try db.prepare(
-            "INSERT INTO j_chain (upto_seq, records, hash, tags, rule) VALUES (?, ?, ?, ?, \(ChainRule.perCheckpointWords.rawValue))")
+            "INSERT INTO j_chain (upto_seq, records, hash, tags, rule) VALUES (?, ?, ?, ?, \(ChainRule.checkpointDigests.rawValue))")
         settleSequence = try db.prepare("UPDATE j_sequence SET settled_seq = ? WHERE id = 1")
         model = try WriterModel(loadingFrom: db)
         self.db = db
@@ -301,11 +301,10 @@ final class RowWriter {
             }
             if detail == nil && encoder.isEnabled {
                 // Most calls: the record written where it is kept.
-                let dense = encoder.isDense
                 model.unchained.append(seq: seq, atMost: ChainEncoder.callLimit) { bytes in
                     ChainEncoder.writeCall(
                         seq: seq, handler: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset,
-                        dense: dense, into: bytes)
+                        into: bytes)
                 }
             } else {
                 encoder.call(
@@ -511,7 +510,7 @@ final class RowWriter {
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
         var hasher = CheckpointHasher(
-            after: model.chainHead, rule: .perCheckpointWords, expectedBytes: model.unchained.byteCount)
+            after: model.chainHead, expectedBytes: model.unchained.byteCount)
         let taken = try model.unchained.take(below: settledBelow) { entries, storage in
             let records = entries.reduce(0) { $0 + $1.records }
             let tags = [UInt8](unsafeUninitializedCapacity: 2 * records) { buffer, initialized in

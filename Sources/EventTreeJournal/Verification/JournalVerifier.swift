@@ -57,7 +57,7 @@ public struct JournalVerifier {
         var hash = ChainHash.start
         // The checkpoint in progress, when it chains its records in one pass (started at
         // its first record).
-        var hasher = CheckpointHasher(after: .start, rule: .perCheckpointWords)
+        var hasher = CheckpointHasher(after: .start)
         var checkpoint = 0
         var position = 0
         var records = 0
@@ -67,10 +67,7 @@ public struct JournalVerifier {
         // The first record no checkpoint covers, and the first after the expected head.
         var firstUncovered: Int?
         var firstAfterExpected: Int?
-        // Records of rule 3's checkpoints are dense; those of older ones keep their form (a
-        // file's rules only ever go up: a dense record below an older checkpoint is altered).
-        let denseAfter = checkpoints.filter { $0.rule != .perCheckpointWords }.map(\.upto).max() ?? 0
-        let stream = try reader.chainRecords(denseAfter: denseAfter)
+        let stream = try reader.chainRecords()
         while let record = stream.current {
             defer { lastSeq = record.seq }
             if record.seq <= lastSeq {
@@ -102,20 +99,15 @@ public struct JournalVerifier {
                     .altered(seq: record.seq, "it was changed, inserted or moved: it no longer matches the hash chain"),
                     records: records, unchained: unchained)
             }
-            let (first, second): (UInt8, UInt8)
-            if let rule = current.rule, rule != .perRecord {
-                if position == 0 { hasher = CheckpointHasher(after: hash, rule: rule) }
-                (first, second) = hasher.add(record.bytes)
-            } else {
-                (first, second) = hash.chain(record.bytes)
-            }
+            if position == 0 { hasher = CheckpointHasher(after: hash) }
+            let (first, second) = hasher.add(record.bytes)
             if current.tags[2 * position] != first || current.tags[2 * position + 1] != second {
                 return result(
                     .altered(seq: record.seq, "it was changed, inserted or moved: it no longer matches the hash chain"),
                     records: records, unchained: unchained)
             }
             position += 1
-            if position == current.records && current.rule != .perRecord { hash = hasher.finish() }
+            if position == current.records { hash = hasher.finish() }
             if position == current.records && hash.value != current.hash {
                 // Every tag matched but the hash does not: a change the two-byte tags missed.
                 return result(
@@ -124,9 +116,8 @@ public struct JournalVerifier {
             }
             if let expectedHead, record.seq == expectedHead.seq {
                 reachedExpected = true
-                // A checkpoint chaining in one pass has a hash at its end only (where heads are taken).
-                let hasHash = current.rule == .perRecord || position == current.records
-                if !hasHash || hash.value != expectedHead.hash {
+                // A checkpoint has a hash at its end only (where heads are taken).
+                if position != current.records || hash.value != expectedHead.hash {
                     return result(
                         .altered(seq: record.seq, "the chain differs from the expected head \(expectedHead) here: the journal was rewritten"),
                         records: records, unchained: unchained)
