@@ -45,7 +45,7 @@ public final class Journal: BatchRecorder {
             throw JournalError(error, path: resolved)
         }
         let identity = try Migrator.identify(db, path: resolved)
-        try Migrator.validate(identity, path: resolved, allowEmpty: true)
+        try Migrator.validate(identity, of: db, path: resolved, allowEmpty: true)
         if identity.version > 0 {
             try Migrator.verifyApplied(db, path: resolved)
             try SchemaCheck.verify(db, version: identity.version, path: resolved)

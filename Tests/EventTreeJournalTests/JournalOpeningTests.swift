@@ -68,6 +68,24 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
         }
     }
 
+    /// A journal written before the schema became one migration has a higher version but a
+    /// first migration that is not ours: said so, not "use a newer eventtree".
+    @Test func aJournalOfAPreReleaseSchemaIsRefusedForItsFirstMigration() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/prerelease.eventtree"
+            try Journal(path: path).close()
+            execute(path, """
+                PRAGMA journal_mode = DELETE; PRAGMA user_version = 8;
+                UPDATE j_migrations SET name = '0001_initial', checksum = '0123456789abcdef'
+                """)
+            let before = bytes(path)
+            let refusal = JournalError.editedMigration(path: path, version: 1, name: "0001_initial")
+            #expect(throws: refusal) { try JournalReader(path: path) }
+            #expect(throws: refusal) { try Journal(path: path) }
+            #expect(bytes(path) == before)
+        }
+    }
+
     @Test func anSQLiteFileThatIsNotAJournalIsRefusedAndUnchanged() async {
         await withTemporaryDirectory { directory in
             let path = directory + "/other.sqlite"

@@ -28,9 +28,9 @@ enum Migrator {
         }
     }
 
-    /// Checks that `identity` describes a journal this binary can read (or an empty
-    /// database when `allowEmpty`). Changes nothing.
-    static func validate(_ identity: Identity, path: String, allowEmpty: Bool) throws(JournalError) {
+    /// Checks that `identity`, of `db`, describes a journal this binary can read (or an
+    /// empty database when `allowEmpty`). Changes nothing.
+    static func validate(_ identity: Identity, of db: borrowing Connection, path: String, allowEmpty: Bool) throws(JournalError) {
         if identity.applicationID == 0 && identity.version == 0 && identity.objects == 0 {
             if allowEmpty { return }
             // Created, but its first migration never committed (a crash during creation).
@@ -38,6 +38,13 @@ enum Migrator {
         }
         guard identity.applicationID == applicationID else { throw .notAJournal(path: path) }
         guard identity.version <= latestVersion else {
+            // A journal whose first migration is not ours is no newer journal: it was made by
+            // a build from before the schema was squashed into one migration.
+            if let first = try? db.prepare("SELECT name, checksum FROM j_migrations WHERE version = 1"), (try? first.step()) == true,
+                let ours = Migration.all.first, first.text(1) != ours.checksum
+            {
+                throw .editedMigration(path: path, version: 1, name: first.text(0) ?? "?")
+            }
             throw .newerVersion(path: path, found: identity.version, supported: latestVersion)
         }
     }

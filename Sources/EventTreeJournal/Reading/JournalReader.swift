@@ -75,7 +75,7 @@ public final class JournalReader {
             throw JournalError(error, path: resolved)
         }
         let identity = try Migrator.identify(db, path: resolved)
-        try Migrator.validate(identity, path: resolved, allowEmpty: false)
+        try Migrator.validate(identity, of: db, path: resolved, allowEmpty: false)
         // The typed reader and the views read the current schema only; an older file is
         // upgraded by its writer (or `eventtree upgrade`), never here: reading changes nothing.
         guard identity.version == Migrator.latestVersion else {
