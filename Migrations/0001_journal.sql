@@ -195,8 +195,10 @@ CREATE TABLE j_event_details (
     lost_calls       INTEGER NOT NULL DEFAULT 0, -- handler calls its transform chain lost to released nodes
     on_failure       INTEGER NOT NULL DEFAULT 0  -- 0: a failing handler lets the event continue; 1: it stops it
 );
--- What an event caused (explain walks causes both ways).
+-- What an event caused, and what was transformed from it (explain walks causes both ways,
+-- in time independent of the journal's length).
 CREATE INDEX j_event_details_by_cause ON j_event_details (cause_id);
+CREATE INDEX j_event_details_by_transform ON j_event_details (transformed_from) WHERE transformed_from IS NOT NULL;
 -- Dead letters and unhandled errors by their seq: readers that page through the delivery
 -- history a window of seqs at a time find them without scanning every event's details.
 CREATE INDEX j_event_details_by_unattended ON j_event_details (unattended_seq) WHERE unattended_seq IS NOT NULL;
@@ -226,6 +228,10 @@ CREATE TABLE j_call_runs (
 -- An event's calls are found by its id (call_history joins on it): the calls of one event,
 -- or of the events raised after some seq, are read without unpacking every run.
 CREATE INDEX j_call_runs_by_event ON j_call_runs (event_id);
+-- The longest run, and the runs that end last: where the delivery history lies (its
+-- extent) is read from these two in time independent of the journal's length.
+CREATE INDEX j_call_runs_by_length ON j_call_runs (last_seq - seq);
+CREATE INDEX j_call_runs_by_end ON j_call_runs (last_seq);
 
 -- The error of a failed call or the answer of an answering call, by the call's seq.
 CREATE TABLE j_call_details (

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventTreeJournal
 import EventTreeReplay
 
 /// `eventtree sessions JOURNAL`: one line per session.
@@ -12,10 +13,9 @@ struct Sessions: TerminalCommand {
     }
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: journal)
         let table = Table(
             columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped", "host", "app_version"],
-            rows: try replayer.sessions().map { session in
+            rows: try Replayer.sessions(in: JournalReader(path: journal)).map { session in
                 [.integer(session.id.rawValue), .text(session.startedAt), .init(session.endedAt), .text(session.process),
                  .integer(session.events), .integer(session.steps), .integer(session.dropped), .text(session.host),
                  .init(session.appVersion)]

@@ -28,6 +28,12 @@ public final class Replayer {
 
     /// The journal's sessions, oldest first.
     public func sessions() throws -> [SessionSummary] {
+        try Self.sessions(in: reader)
+    }
+
+    /// The sessions of the journal `reader` reads, oldest first, without reading its
+    /// registrations (a long history registers many handlers).
+    public static func sessions(in reader: JournalReader) throws -> [SessionSummary] {
         var sessions: [SessionSummary] = []
         try reader.forEachRow(
             "SELECT session_id, started_at, ended_at, process, events, steps, dropped, host, app_version FROM sessions ORDER BY session_id"

@@ -90,6 +90,19 @@ import Testing
         }
     }
 
+    @Test func sessionsRecordsThatManyDemoSessionsIntoOneJournal() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try Tool.run(["demo", "--sessions", "3", "--format", "csv"], in: directory)
+            #expect(result.status == 0)
+            let rows = result.stdout.split(separator: "\n")
+            #expect(rows.first == "session_id,event_id,event_type,kind,mode,origin_path,result")
+            #expect(rows.count == 1 + 3 * 15)
+            let reader = try JournalReader(path: directory + "/eventtree-demo.eventtree")
+            #expect(try reader.rows("SELECT count(*), sum(events), count(ended_at) FROM sessions") == [[.integer(3), .integer(45), .integer(3)]])
+            #expect(try Tool.run(["demo", "--sessions", "0"], in: directory).stderr.contains("--sessions takes a positive number"))
+        }
+    }
+
     @Test func runningTheDemoTwiceReplacesItsJournal() async throws {
         try await withTemporaryDirectory { directory in
             _ = try Tool.run(["demo"], in: directory)

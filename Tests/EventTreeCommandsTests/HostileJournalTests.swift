@@ -54,7 +54,7 @@ import Testing
             let bare = directory + "/bare.eventtree"
             sqliteExecute(bare, "PRAGMA application_id = \(0x4554_7265); PRAGMA user_version = \(Journal.schemaVersion); CREATE TABLE x (y);")
             try expectEveryCommandRefuses(bare, in: directory,
-                stderr: "\(bare) was altered (index j_call_runs_by_event is missing from schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
+                stderr: "\(bare) was altered (index j_call_runs_by_end is missing from schema version \(Journal.schemaVersion)); it is not read, as its SQL could do anything")
         }
     }
 

@@ -151,6 +151,27 @@ final class Capturing: Recorder, @unchecked Sendable {
         }
     }
 
+    /// The point queries under `explain` and `query`: each reads from indexes, never a scan
+    /// of a table that grows with the journal (at 10⁷ events a scan took seconds).
+    @Test func pointQueriesReadFromIndexesOnly() async throws {
+        try await withTemporaryJournal { journal in
+            for sql in [JournalReader.extentQuery, JournalReader.causedByQuery.replacingOccurrences(of: "?1", with: "5")] {
+                let plan = try lines(journal.path, "EXPLAIN QUERY PLAN " + sql)
+                #expect(!plan.contains { $0.contains("SCAN ") && !$0.contains("SCAN CONSTANT ROW") }, "\(plan)")
+            }
+            // The runs of calls from a seq on: a range of the key from the longest run before it.
+            let runs = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.callRunsSQL)
+            #expect(runs.contains { $0.contains("SEARCH j_call_runs USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(runs)")
+            let causes = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.causedByQuery.replacingOccurrences(of: "?1", with: "5"))
+            #expect(causes.contains { $0.contains("USING INDEX j_event_details_by_transform (transformed_from=?)") }, "\(causes)")
+            let extent = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.extentQuery)
+            #expect(extent.contains { $0.contains("j_call_runs USING INDEX j_call_runs_by_length") }, "\(extent)")
+            #expect(extent.contains { $0.contains("j_call_runs USING COVERING INDEX j_call_runs_by_end") }, "\(extent)")
+            // (A maximum read without its index says SEARCH, not SCAN: each is named.)
+            #expect(extent.contains { $0.contains("j_event_details USING COVERING INDEX j_event_details_by_unattended") }, "\(extent)")
+        }
+    }
+
     /// Every code of every enumeration, written into the tables, must read as the same word
     /// in every view as in Swift.
     @Test func everyCodeReadsAsTheSameWordInSwiftAndInTheViews() async throws {

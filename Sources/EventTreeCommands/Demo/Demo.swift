@@ -17,17 +17,32 @@ struct Demo: TerminalCommand {
     @Option(help: "Record a busy session instead: this many raises by the app (transforms, nested raises and errors come on top), 53 nodes, every verdict; to try the commands and the report at scale.")
     var events: Int?
 
+    @Option(help: "How many sessions to record into the journal, one after another (each a bus of its own); to try sessions, diff and the other commands across sessions.")
+    var sessions = 1
+
+    mutating func validate() throws {
+        if let events, events <= 0 { throw ValidationError("--events takes a positive number") }
+        guard sessions > 0 else { throw ValidationError("--sessions takes a positive number") }
+    }
+
     mutating func run(on terminal: CommandTerminal) throws {
         try Self.replaceExistingJournal(at: journal)
-        if let events {
-            guard events > 0 else { throw ValidationError("--events takes a positive number") }
-            let recorder = try Journal(path: journal)
-            BusyScenario.run(recording: recorder, events: events)
-            try recorder.close()
+        let recorder = try Journal(path: journal)
+        for _ in 0..<sessions {
+            if let events {
+                BusyScenario.run(recording: recorder, events: events)
+            } else {
+                DemoScenario.run(recording: recorder)
+            }
+        }
+        try recorder.close()
+        let kind = events == nil ? "demo" : "busy demo"
+        let what = sessions == 1 ? (events == nil ? "the" : "a") + " \(kind) session" : "\(sessions) \(kind) sessions"
+        if events != nil {
             let reader = try JournalReader(path: journal)
             let raises = try reader.rows("SELECT count(*) FROM event_history").first?.first?.int ?? 0
             terminal.write("""
-                Recorded a busy demo session into \(journal): \(raises) raises.
+                Recorded \(what) into \(journal): \(raises) raises.
 
                 Next, read it back:
                   eventtree replay \(journal)
@@ -36,20 +51,16 @@ struct Demo: TerminalCommand {
                 """)
             return
         }
-        let recorder = try Journal(path: journal)
-        DemoScenario.run(recording: recorder)
-        try recorder.close()
-
         let reader = try JournalReader(path: journal)
-        var table = Table(columns: ["event_id", "event_type", "kind", "mode", "origin_path", "result"])
+        var table = Table(columns: (sessions == 1 ? [] : ["session_id"]) + ["event_id", "event_type", "kind", "mode", "origin_path", "result"])
         var produced = 0
         try reader.forEachRow("""
-            SELECT event_id, event_type, kind, mode, origin_path, result, transformed_from_event_id IS NOT NULL
+            SELECT event_id, event_type, kind, mode, origin_path, result, transformed_from_event_id IS NOT NULL, session_id
             FROM event_history ORDER BY event_id
             """
         ) { row in
             produced += row.int(6)
-            table.rows.append([
+            table.rows.append((sessions == 1 ? [] : [.integer(row.int(7))]) + [
                 .integer(row.int(0)), .init(row.text(1)), .init(row.text(2)), .init(row.text(3)), .init(row.text(4)),
                 .init(row.text(5)),
             ])
@@ -60,7 +71,7 @@ struct Demo: TerminalCommand {
         }
         let raises = table.rows.count
         terminal.write(
-            "Recorded the demo session into \(journal): \(raises) raises (\(raises - produced) events, "
+            "Recorded \(what) into \(journal): \(raises) raises (\(raises - produced) events, "
                 + "\(produced) produced by a transform).\n\n")
         terminal.write(table.rendered(as: .table, color: terminal.isColorful))
         terminal.write("""

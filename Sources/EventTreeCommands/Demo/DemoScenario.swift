@@ -73,26 +73,38 @@ package enum DemoScenario {
 
     /// Holds the demo's posts the way a screen holds its rows.
     final class Owner: @unchecked Sendable {
-        // Safe: `held` is guarded by `lock`.
+        // Safe: `held` and `first` are guarded by `lock`.
         private let lock = Lock()
         private var held: [EventNode?]
+        /// The slots before it were let go by ``releaseOldest()`` (and are dropped now and
+        /// then, so that a long session's picks and releases cost the same as a short one's).
+        private var first = 0
 
         init(nodes: [EventNode]) { held = nodes }
 
-        func node(_ index: Int) -> EventNode? { lock.withLock { held[index] } }
+        /// The node in slot `index`, counted from the oldest not let go by ``releaseOldest()``.
+        func node(_ index: Int) -> EventNode? { lock.withLock { held[first + index] } }
 
-        /// How many it holds (released ones included, until removed).
-        var count: Int { lock.withLock { held.count } }
+        /// How many slots it has after those ``releaseOldest()`` let go (a node let go by
+        /// ``release(at:)`` keeps its slot, empty).
+        var count: Int { lock.withLock { held.count - first } }
 
         /// Holds one more.
         func append(_ node: EventNode) { lock.withLock { held.append(node) } }
 
-        /// Lets go of the first node it still holds.
+        /// Lets go of the oldest node it holds.
         func releaseOldest() {
             let node = lock.withLock { () -> EventNode? in
-                guard let index = held.firstIndex(where: { $0 != nil }) else { return nil }
-                defer { held[index] = nil }
-                return held[index]
+                guard first < held.count else { return nil }
+                defer {
+                    held[first] = nil
+                    first += 1
+                    if first >= 64 && 2 * first >= held.count {
+                        held.removeFirst(first)
+                        first = 0
+                    }
+                }
+                return held[first]
             }
             _ = node
         }
@@ -100,8 +112,8 @@ package enum DemoScenario {
         /// Lets go of a post, as a screen closing it would.
         func release(at index: Int) {
             let node = lock.withLock { () -> EventNode? in
-                defer { held[index] = nil }
-                return held[index]
+                defer { held[first + index] = nil }
+                return held[first + index]
             }
             _ = node
         }

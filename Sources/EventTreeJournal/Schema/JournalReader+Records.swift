@@ -112,12 +112,14 @@ extension JournalReader {
         return events
     }
 
-    private static let selectEvents = """
+    /// The columns ``decodeEvent(_:_:)`` reads, of `j_events e` and `j_event_details x`.
+    private static let eventColumns = """
         SELECT e.event_id, e.session_id, e.type_id, e.kind, e.origin_id, e.mode, x.cause_id, x.transformed_from,
             e.payload, e.finished_back, e.result, x.stop_handler_no, x.stop_node_id, x.stop_phase, x.message,
             coalesce(x.lost_calls, 0), coalesce(x.on_failure, 0), e.raised_us, e.thread_no
-        FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id
         """
+
+    private static let selectEvents = eventColumns + " FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id"
 
     private func decodeEvent(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedEvent {
         let id = try checkedSeq(row.int(0), "an event")
@@ -249,7 +251,13 @@ extension JournalReader {
     /// The runs of `j_call_runs` that can hold calls in `?1...?2` (the first two of
     /// ``eventRunsBounds(_:)``), as (the first call's seq, the event, the last call's seq,
     /// calls), in seq order.
-    static let callRunsSQL = "SELECT seq, event_id, last_seq, calls FROM j_call_runs WHERE seq <= ?2 AND last_seq >= ?1 ORDER BY seq"
+    /// (A run that ends at `?1` or later starts at most the longest run's length before it:
+    /// the bound that lets the key's range start there, not at the journal's start.)
+    package static let callRunsSQL = """
+        SELECT seq, event_id, last_seq, calls FROM j_call_runs
+        WHERE seq <= ?2 AND seq >= ?1 - (SELECT coalesce(max(last_seq - seq), 0) FROM j_call_runs) AND last_seq >= ?1
+        ORDER BY seq
+        """
 
     /// The runs kept in event rows that can hold calls in `?1...?2` (see ``eventRunsBounds(_:)``),
     /// as (the first call's seq, the event, the highest seq its last call may have, calls), in
@@ -383,16 +391,21 @@ extension JournalReader {
         return nodes
     }
 
+    /// The query of ``events(causedBy:)``: by the indexes of causes and of transforms (a
+    /// test pins its plan).
+    /// (From the details: a `LEFT JOIN` from the events would scan every event.)
+    package static let causedByQuery = eventColumns + """
+         FROM j_event_details x JOIN j_events e ON e.event_id = x.event_id
+        WHERE x.cause_id = ?1 OR x.transformed_from = ?1 ORDER BY e.event_id
+        """
+
     /// The events raised by a handler of `event` (nested raises, errors its handlers threw,
     /// events an error's handlers converted it into) and those transformed from it, in
     /// raise order.
     public func events(causedBy event: EventID) throws(JournalError) -> [RecordedEvent] {
         let registrations = try registrations()
         var events: [RecordedEvent] = []
-        try each(
-            Self.selectEvents + " WHERE x.cause_id = ?1 OR x.transformed_from = ?1 ORDER BY e.event_id",
-            [.integer(event.rawValue)]
-        ) { row throws(JournalError) in
+        try each(Self.causedByQuery, [.integer(event.rawValue)]) { row throws(JournalError) in
             events.append(try decodeEvent(row, registrations))
         }
         return events
