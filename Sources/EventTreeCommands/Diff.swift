@@ -14,10 +14,10 @@ struct Diff: TerminalCommand {
             or removed, 1 when some did (as diff does), 2 when a journal cannot be read.
             """)
 
-    @Argument(help: ArgumentHelp("The first recording (never modified).", valueName: "old"))
+    @Argument(help: ArgumentHelp("The first recording (never modified).", valueName: "old"), completion: .file())
     var old: String
 
-    @Argument(help: ArgumentHelp("The second recording (never modified).", valueName: "new"))
+    @Argument(help: ArgumentHelp("The second recording (never modified).", valueName: "new"), completion: .file())
     var new: String
 
     @Option(help: "The session of the first recording (default: its last one).")

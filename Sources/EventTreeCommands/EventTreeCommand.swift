@@ -22,6 +22,11 @@ public struct EventTreeCommand: ParsableCommand {
     private static let shippingCommands: [any ParsableCommand.Type] = []
     #endif
 
+    /// The subcommands' names.
+    static var commandNames: [String] {
+        configuration.subcommands.map { $0._commandName }
+    }
+
     /// Creates the command (for ArgumentParser).
     public init() {}
 
@@ -36,6 +41,11 @@ public struct EventTreeCommand: ParsableCommand {
     /// Parses `arguments`, runs the command, and returns the exit status. Errors are
     /// printed as one line `error: …` on `terminal`'s standard error.
     public static func run(_ arguments: [String], terminal: CommandTerminal = .standard) -> Int32 {
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) {
+            let nearest = CommandSuggestion.nearest(to: first, among: commandNames).map { "did you mean '\($0)'? " } ?? ""
+            terminal.writeError(errorLine("'\(first)' is not an eventtree command; \(nearest)'eventtree --help' lists them"))
+            return badInputStatus
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var command = command as? TerminalCommand {

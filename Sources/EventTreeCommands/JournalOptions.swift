@@ -4,7 +4,7 @@ import Foundation
 
 /// The journal a reading command reads: a file, or a journal shipped to a fleet database.
 struct JournalArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp("The journal file to read (never modified).", valueName: "journal"))
+    @Argument(help: ArgumentHelp("The journal file to read (never modified).", valueName: "journal"), completion: .file())
     var file: String?
 
     @Option(help: ArgumentHelp(

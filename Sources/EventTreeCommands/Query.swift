@@ -125,6 +125,7 @@ struct PhaseName: ExpressibleByArgument {
         name = argument
     }
     static var allValueStrings: [String] { Phase.allCases.map(\.description) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 /// An outcome name (or `undelivered`), checked.
@@ -137,6 +138,7 @@ struct OutcomeName: ExpressibleByArgument {
     /// The outcomes of rows that are not handler calls.
     static let others = ["undelivered", "deadLetter", "unhandledError"]
     static var allValueStrings: [String] { Outcome.Kind.allCases.map(\.rawValue) + others }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 /// An event result name, checked.
@@ -147,4 +149,5 @@ struct ResultName: ExpressibleByArgument {
         name = argument
     }
     static var allValueStrings: [String] { EventResult.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

@@ -18,11 +18,11 @@ struct Replay: TerminalCommand {
     var until: Int?
 
     @Option(help: "Report only these classes, comma-separated (delivered,consumed,unhandled,lost,diverged,failed).",
-            transform: ClassificationList.parse)
+            completion: .list(Classification.allCases.map(\.rawValue)), transform: ClassificationList.parse)
     var only: ClassificationList?
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when any event falls in these classes, comma-separated.",
-            transform: ClassificationList.parse)
+            completion: .list(Classification.allCases.map(\.rawValue)), transform: ClassificationList.parse)
     var failOn: ClassificationList?
 
     mutating func run(on terminal: CommandTerminal) throws {

@@ -19,7 +19,7 @@ struct Ship: TerminalCommand {
             shipped; a journal that fails 'eventtree verify' is not.
             """)
 
-    @Argument(help: "The journal files to ship.")
+    @Argument(help: "The journal files to ship.", completion: .file())
     var journals: [String] = []
 
     @Option(name: .customLong("to"), help: "The database: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require|verify-full[&sslrootcert=PATH]] (or the password in PGPASSWORD).")

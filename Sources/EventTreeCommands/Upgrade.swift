@@ -11,7 +11,7 @@ struct Upgrade: TerminalCommand {
             the current schema, and never change a file.
             """)
 
-    @Argument(help: "The journal file to upgrade.")
+    @Argument(help: "The journal file to upgrade.", completion: .file())
     var journal: String
 
     mutating func run(on terminal: CommandTerminal) throws {

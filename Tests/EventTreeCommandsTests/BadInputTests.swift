@@ -1,3 +1,4 @@
+@testable import EventTreeCommands
 import EventTreeJournal
 import EventTreeTesting
 import Foundation
@@ -19,6 +20,24 @@ import Testing
         #expect(result.stdout == "", sourceLocation: sourceLocation)
         #expect(FileManager.default.contents(atPath: path) == before, "the file changed", sourceLocation: sourceLocation)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == filesBefore, sourceLocation: sourceLocation)
+    }
+
+    @Test func aMistypedCommandIsNamedWithTheNearestOne() async throws {
+        try await withTemporaryDirectory { directory in
+            let journal = directory + "/j.eventtree"
+            let hint = "'eventtree --help' lists them"
+            try expectRefusal(["replya", journal], path: journal, in: directory,
+                stderr: "'replya' is not an eventtree command; did you mean 'replay'? \(hint)")
+            try expectRefusal(["explian", journal, "3"], path: journal, in: directory,
+                stderr: "'explian' is not an eventtree command; did you mean 'explain'? \(hint)")
+            try expectRefusal(["top", journal], path: journal, in: directory,
+                stderr: "'top' is not an eventtree command; did you mean 'topology'? \(hint)")
+            // Two names as near, or none near: no guess.
+            try expectRefusal(["rep", journal], path: journal, in: directory, stderr: "'rep' is not an eventtree command; \(hint)")
+            try expectRefusal(["frobnicate"], path: journal, in: directory, stderr: "'frobnicate' is not an eventtree command; \(hint)")
+        }
+        #expect(CommandSuggestion.edits(from: Array("sesions"), to: Array("sessions")) == 1)
+        #expect(CommandSuggestion.edits(from: Array("veirfy"), to: Array("verify")) == 1)
     }
 
     @Test func unreadableJournalsAreRefusedWithOneLine() async throws {

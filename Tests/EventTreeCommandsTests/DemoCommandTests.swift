@@ -72,6 +72,19 @@ import Testing
         }
     }
 
+    /// Bash completion offers files for journals and the words each option takes.
+    @Test func bashCompletionOffersJournalFilesAndEachOptionsWords() throws {
+        // (The words are listed one per line, each quoted: read as one line of words.)
+        let script = try Tool.run(["--generate-completion-script", "bash"]).stdout.replacingOccurrences(of: "'$'\\n''", with: " ")
+        // `replay JOURNAL`: files (not just the subcommands' names).
+        let replay = try #require(script.range(of: "_eventtree_replay()").map { String(script[$0.lowerBound...].prefix(3_000)) })
+        #expect(replay.contains("__eventtree_add_completions -f"), "\(replay)")
+        #expect(replay.contains("-W 'delivered consumed unhandled lost diverged failed'"), "\(replay)")
+        let query = try #require(script.range(of: "_eventtree_query()").map { String(script[$0.lowerBound...].prefix(4_000)) })
+        #expect(query.contains("-W 'capture target bubble propagate'"), "\(query)")
+        #expect(query.contains("-W 'ignored handled consumed consumedImmediately"), "\(query)")
+    }
+
     @Test func theVersionIsPrinted() throws {
         let result = try Tool.run(["--version"])
         #expect(result.status == 0)
