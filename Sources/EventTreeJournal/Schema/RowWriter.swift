@@ -620,7 +620,7 @@ final class RowWriter {
 
     private func insertEvent(_ row: EventRow) throws(SQLiteError) {
         let raised = row.raised
-        Self.writePayloadJSON(raised.payload, into: payload, encoder: &payloadEncoder, redactor: redactor)
+        Self.writePayloadJSON(raised.payload, type: row.type, into: payload, encoder: &payloadEncoder, redactor: redactor)
         let finishedBack = row.finishedSeq.map { $0 - raised.id.rawValue }
         let start = sessionStart(row.session)
         let raisedMicroseconds = start.map { max(0, raised.raisedAt - $0) / 1_000 }
@@ -751,18 +751,18 @@ final class RowWriter {
         keepForChain(seq)
     }
 
-    /// Writes the payload as JSON text into `bytes` (emptied first): the event encoded (the
-    /// fields `redactor` redacts replaced), or
+    /// Writes the payload, of the type numbered `type`, as JSON text into `bytes` (emptied
+    /// first): the event encoded (the fields `redactor` redacts replaced), or
     /// the error's description as a JSON string. An event that fails to encode is stored as
     /// a JSON object saying why. `encoder` is the reused top-level encoder.
     static func writePayloadJSON(
-        _ payload: RaisedEvent.Payload, into bytes: ByteBuffer, encoder: inout TreeEncoder?, redactor: Redactor?
+        _ payload: RaisedEvent.Payload, type: Int, into bytes: ByteBuffer, encoder: inout TreeEncoder?, redactor: Redactor?
     ) {
         bytes.count = 0
         switch payload {
         case .event(let event):
             do {
-                redactor?.typeFields = type(of: event).redactedFields
+                redactor?.prepare(for: event, typeID: type)
                 try PayloadEncoder.append(event, to: bytes, reusing: &encoder, redactor: redactor)
             } catch {
                 var text = "{\"unencodable\":" + JSONText.quoted("\(error)") + "}"

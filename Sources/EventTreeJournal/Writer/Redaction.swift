@@ -1,4 +1,5 @@
 import Crypto
+import EventTree
 import Foundation
 
 /// Which values of an event's payload the journal must not store, and what it stores
@@ -105,8 +106,11 @@ final class Redactor {
     /// The shortest normalized name: a shorter field name matches none.
     private let shortest: Int
     private let key: SymmetricKey?
-    /// The event type's own redacted fields, set for each payload.
-    var typeFields: Set<String> = []
+    /// The redacted fields of the event type whose payload is being written, and that type.
+    /// (Used by the writer's thread only: unchecked, as the writer's other state; a payload
+    /// of the same type as the last one costs no lookup.)
+    @exclusivity(unchecked) private var typeFields: Set<String> = []
+    @exclusivity(unchecked) private var typeOfFields: Int?
 
     init?(_ redaction: Redaction) {
         let words = redaction.deniedFieldNames.map { Self.normalized(Array($0.utf8)) }.filter { !$0.isEmpty }
@@ -117,6 +121,15 @@ final class Redactor {
         for (index, word) in words.enumerated() { byFirst[Int(word[0])].append(index) }
         wordsByFirstByte = byFirst
         shortest = words.map(\.count).min() ?? .max
+    }
+
+    /// Makes ready for the payload `event`, of the type numbered `typeID` in the journal:
+    /// its type's own redacted fields apply too.
+    @inline(__always)
+    func prepare(for event: any Event, typeID: Int) {
+        guard typeID != typeOfFields else { return }
+        typeOfFields = typeID
+        typeFields = type(of: event).redactedFields
     }
 
     /// Whether the field named `name` is redacted.
