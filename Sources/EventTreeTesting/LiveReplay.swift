@@ -298,7 +298,7 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
     }
 
     /// A raise whose steps differ.
-    public struct Difference: Sendable, Hashable, CustomStringConvertible {
+    public struct Difference: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
         /// The recorded event.
         public let event: EventID
         /// Its type.
@@ -323,7 +323,14 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
 
         /// The diff, after a line naming the event and its first differing step.
         public var description: String {
-            "event \(event.rawValue) (\(eventType)) differs at step \(stepIndex + 1):\n" + diff
+            "\(debugDescription):\n" + diff
+        }
+
+        /// The line naming the event and its first differing step: what an array of
+        /// differences shows (as `#expect(report.differences.isEmpty)` prints it), leaving
+        /// the diffs to the report's own description.
+        public var debugDescription: String {
+            "event \(event.rawValue) (\(eventType)) differs at step \(stepIndex + 1)"
         }
     }
 

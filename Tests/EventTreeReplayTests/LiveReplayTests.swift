@@ -278,6 +278,8 @@ final class ThreeSteps: Sendable {
                 """)
             // What a failing `#expect(report.differences.isEmpty)` prints for each difference.
             #expect("\(difference)" == "event \(difference.event.rawValue) (Ping) differs at step 2:\n" + difference.diff)
+            // In an array (as a failed `#expect(report.differences.isEmpty)` shows it): one line each.
+            #expect(String(describing: [difference]) == "[event \(difference.event.rawValue) (Ping) differs at step 2]")
             #expect(report.description == "replayed 1 raise; 1 differ\n\(difference)")
             withExtendedLifetime(recorded) {}
         }

@@ -13,7 +13,7 @@ import Foundation
 /// A field is redacted when its name, lowercased with `_`, `-`, `.` and spaces removed,
 /// contains one of ``deniedFieldNames`` (so `password`, `userPassword`, `API_KEY` and
 /// `X-Auth-Token` all match), at any depth of the payload, or when the event's type lists
-/// it in ``EventTree/Event/redactedFields``. Its value, whatever its JSON type, is replaced
+/// it in `Event.redactedFields`. Its value, whatever its JSON type, is replaced
 /// by a string: `"[redacted]"`, or `"[hmac:` and 16 hex digits `]"` under
 /// ``Replacement/keyedHash(_:)``.
 ///
