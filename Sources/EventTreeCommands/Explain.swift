@@ -130,8 +130,11 @@ struct Explain: TerminalCommand {
         if verbose { return step.skipped.map { "\($0.label): \($0.reason)" } }
         var counts: [(kind: String, count: Int)] = []
         for skipped in step.skipped {
-            let kind = skipped.reason.hasPrefix("it is registered for") ? "other types"
-                : skipped.reason.hasPrefix("it handles") ? "the other channel" : "other phases"
+            let kind = switch skipped.cause {
+            case .otherType: "other types"
+            case .otherChannel: "the other channel"
+            case .otherPhase: "other phases"
+            }
             if let index = counts.firstIndex(where: { $0.kind == kind }) { counts[index].count += 1 } else { counts.append((kind, 1)) }
         }
         return counts.map { "\($0.count) handler\($0.count == 1 ? "" : "s") for \($0.kind)" }

@@ -29,7 +29,9 @@ extension Replayer {
                         outcome: call.outcome)
                 },
                 skipped: visit.skipped.map {
-                    Explanation.SkippedHandler(label: $0.handler.label, location: $0.handler.location, reason: $0.reason.text(for: $0.handler))
+                    Explanation.SkippedHandler(
+                        label: $0.handler.label, location: $0.handler.location, cause: $0.reason.cause,
+                        reason: $0.reason.text(for: $0.handler))
                 },
                 lost: visit.lost.map { handler in
                     StepHandler(

@@ -102,4 +102,25 @@ import Testing
             }
         }
     }
+
+    /// Each handler a route step passed over says why, as a kind and in words.
+    @Test func aPassedOverHandlerSaysWhyAsAKind() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            let child = EventNode("child", parent: app)
+            app.on(Ping.self, phases: .capture, label: "capture-only") { _, _ in .handled }
+            app.on(Pong.self, label: "pongs") { _, _ in .handled }
+            app.onError(label: "errors") { _, _ in .handled }
+            app.on(Ping.self, label: "counts") { _, _ in .handled }
+            let event = child.raise(Ping()).eventID
+            try journal.flush()
+            let explanation = try Replayer(journal: journal.path).explain(event: event)
+            let step = try #require(explanation.steps.first { $0.nodePath == "app" })
+            #expect(step.skipped.map(\.label) == ["capture-only", "pongs", "errors"])
+            #expect(step.skipped.map(\.cause) == [.otherPhase, .otherType, .otherChannel])
+            #expect(step.skipped[0].reason == "it does not listen in the bubble phase")
+            withExtendedLifetime((app, child)) {}
+        }
+    }
 }

@@ -47,11 +47,23 @@ public struct Explanation: Sendable {
 
     /// A handler on a visited node that did not take part.
     public struct SkippedHandler: Sendable, Hashable {
+        /// Why a handler took no part, as a kind (``reason`` says it in words).
+        public enum Cause: Sendable, Hashable {
+            /// It is registered for another type than the event's.
+            case otherType
+            /// It hears the other channel (errors rather than events, or the reverse).
+            case otherChannel
+            /// It does not listen in the step's phase.
+            case otherPhase
+        }
+
         /// Its label.
         public let label: String
         /// Where it was registered.
         public let location: String
         /// Why it did not take part.
+        public let cause: Cause
+        /// Why it did not take part, in words.
         public let reason: String
     }
 }

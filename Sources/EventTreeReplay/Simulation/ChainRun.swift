@@ -39,6 +39,15 @@ struct ChainRun {
         /// It does not listen in the step's phase.
         case otherPhase(Phase)
 
+        /// The reason as a kind.
+        var cause: Explanation.SkippedHandler.Cause {
+            switch self {
+            case .otherChannel: .otherChannel
+            case .otherType: .otherType
+            case .otherPhase: .otherPhase
+            }
+        }
+
         /// The reason in words, about `handler`.
         func text(for handler: RecordedHandler) -> String {
             switch self {
