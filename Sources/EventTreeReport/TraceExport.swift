@@ -1,5 +1,6 @@
 import EventTree
 import EventTreeJournal
+import EventTreeReplay
 import Foundation
 
 /// A journal's sessions as a trace that Perfetto (ui.perfetto.dev) and `chrome://tracing`
@@ -128,8 +129,7 @@ public struct TraceExport: Sendable {
             }
         }
         Self.settleNesting(&slices)
-        let process = try reader.rows("SELECT process FROM sessions WHERE session_id = ?", [.integer(session.rawValue)])
-            .first?.first?.string
+        let process = try Replayer.sessions(in: reader).first { $0.id == session }?.process
         return SessionTrace(
             pid: session.rawValue, process: "session \(session.rawValue)" + (process.map { ": " + $0 } ?? ""),
             threadNames: try reader.threadNames(of: session), slices: slices, raiseIndex: raiseIndex, links: links)
