@@ -71,6 +71,9 @@ import Testing
             // The demo raises everything on its main thread: one track, named.
             let names = events.filter { $0["name"] as? String == "thread_name" }.map { ($0["args"] as? [String: Any])?["name"] as? String }
             #expect(names == ["main"])
+            // Each session is a process named after it and its recording process.
+            let processes = events.filter { $0["name"] as? String == "process_name" }.map { ($0["args"] as? [String: Any])?["name"] as? String }
+            #expect(processes == ["session 1: eventtree-demo"])
             #expect(Self.slicesNest(events))
             // Arrows come in pairs: one per call, and one per cause or transform link.
             let starts = Self.flowIDs(events, phase: "s")
