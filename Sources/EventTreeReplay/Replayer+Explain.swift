@@ -236,9 +236,7 @@ extension Replayer {
                 pending.append(contentsOf: (tree.nodes[node]?.children ?? []).reversed().map { ($0, depth + 1) })
             }
         }
-        let lastChange = try reader.rows(
-            "SELECT coalesce(max(seq), 0) FROM tree_changes WHERE session_id = ?", [.integer(summary.id.rawValue)])
-        let shownSeq = seq ?? lastChange.first?.first?.int ?? 0
+        let shownSeq = try seq ?? reader.lastTreeChange(in: summary.id)
         return TreeSnapshot(session: summary.id, seq: shownSeq, nodes: entries)
     }
 }

@@ -89,6 +89,11 @@ extension JournalReader {
         }
     }
 
+    /// The seq of `session`'s last tree change (0 when it changed nothing).
+    public func lastTreeChange(in session: SessionID) throws(JournalError) -> Int {
+        try integer("SELECT coalesce(max(seq), 0) FROM tree_changes WHERE session_id = ?", [.integer(session.rawValue)]) ?? 0
+    }
+
     /// The names of the threads that raised `session`'s events, by number
     /// (``RecordedEvent/thread``): `main`, or the name the system gave the thread.
     public func threadNames(of session: SessionID) throws(JournalError) -> [Int: String] {
