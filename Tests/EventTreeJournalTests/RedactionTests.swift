@@ -81,9 +81,18 @@ struct PaymentSubmitted: Event {
         let (redacted, _) = try await Self.record([PaymentSubmitted(amount: 1, card: "4111"), Self.signIn], options: extended)
         #expect(redacted[1].contains(#""user":"[redacted]""#))
 
+        // Without the deny-list, a type's own fields are still redacted.
+        var noDenyList = JournalOptions()
+        noDenyList.redaction.deniedFieldNames = []
+        let (declared, _) = try await Self.record([PaymentSubmitted(amount: 1, card: "4111"), Self.signIn], options: noDenyList)
+        #expect(declared[0] == #"{"amount":1,"card":"[redacted]"}"#)
+        #expect(declared[1].contains(#""password":"hunter2""#))
+
         var off = JournalOptions()
         off.redaction = .none
         let (verbatim, _) = try await Self.record([Self.signIn], options: off)
+        let (verbatimTypes, _) = try await Self.record([PaymentSubmitted(amount: 1, card: "4111"), Self.signIn], options: off)
+        #expect(verbatimTypes[0] == #"{"amount":1,"card":"4111"}"#)
         #expect(verbatim[0].contains(#""password":"hunter2""#))
     }
 

@@ -38,7 +38,7 @@ public struct Redaction: Sendable {
     /// The field names redacted in every payload (see ``Redaction``): matched after
     /// lowercasing and removing separators, as a substring of the field's name. Defaults to
     /// ``defaultDeniedFieldNames``; insert into it to extend it, empty it to turn the
-    /// deny-list off.
+    /// deny-list off (each type's own `redactedFields` still apply: ``none`` turns off both).
     public var deniedFieldNames: Set<String> = Redaction.defaultDeniedFieldNames
     /// What a redacted value becomes; ``Replacement/drop`` by default.
     public var replacement: Replacement = .drop
@@ -51,8 +51,16 @@ public struct Redaction: Sendable {
         "apikey", "privatekey", "accesskey", "cardnumber", "creditcard", "cvv", "cvc", "iban",
     ]
 
-    /// No redaction: every payload is stored as encoded.
-    public static let none = Redaction(deniedFieldNames: [])
+    /// No redaction: every payload is stored as encoded, event types' own
+    /// `redactedFields` included.
+    public static let none: Redaction = {
+        var redaction = Redaction(deniedFieldNames: [])
+        redaction.isOff = true
+        return redaction
+    }()
+
+    /// Whether nothing is redacted (``none``).
+    private(set) var isOff = false
 
     /// The default deny-list, replaced by `"[redacted]"`.
     public init() {}
@@ -115,7 +123,8 @@ final class Redactor {
     init?(_ redaction: Redaction) {
         let words = redaction.deniedFieldNames.map { Self.normalized(Array($0.utf8)) }.filter { !$0.isEmpty }
         if case .keyedHash(let key) = redaction.replacement { self.key = key } else { key = nil }
-        guard !words.isEmpty || key != nil else { return nil }
+        // (Without a deny-list, a type's own fields are still redacted: only `none` is off.)
+        guard !redaction.isOff else { return nil }
         self.words = words
         var byFirst = [[Int]](repeating: [], count: 256)
         for (index, word) in words.enumerated() { byFirst[Int(word[0])].append(index) }
