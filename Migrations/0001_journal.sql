@@ -282,6 +282,23 @@ CREATE TABLE j_chain (
     rule     INTEGER NOT NULL DEFAULT 1
 );
 
+-- What retention removed: one row per prune (`eventtree prune`, the writer's retention
+-- limits, `eventtree extract`), itself a chained record at seq. A prune removes whole
+-- sessions from the start of the journal up to a checkpoint (through_seq); the row keeps
+-- the chain's hash after that checkpoint, which the first retained checkpoint chains
+-- from, so that `verify` proves what is left from this anchor. sessions and records count
+-- everything pruned since the journal began (a later prune adds the counts of the rows it
+-- removes); reason is 'size', 'age', 'sessions', 'requested' or 'extract'.
+CREATE TABLE j_prunes (
+    seq          INTEGER PRIMARY KEY,
+    pruned_at    REAL NOT NULL,               -- seconds since 1970
+    through_seq  INTEGER NOT NULL,            -- the last pruned seq (a checkpoint's upto_seq)
+    hash         BLOB NOT NULL,               -- the chain's hash after it
+    sessions     INTEGER NOT NULL,
+    records      INTEGER NOT NULL,
+    reason       TEXT NOT NULL
+);
+
 -- ---------------------------------------------------------------------------------------
 -- Trouble.
 
@@ -488,6 +505,12 @@ FROM j_sessions s;
 
 CREATE VIEW journal_trouble AS
 SELECT seq, session_id, strftime('%Y-%m-%dT%H:%M:%fZ', at, 'unixepoch') AS at, kind, message, records FROM j_trouble;
+
+-- What retention pruned, newest first: the seqs it removed and how many sessions and
+-- records (counted since the journal began).
+CREATE VIEW journal_prunes AS
+SELECT seq, strftime('%Y-%m-%dT%H:%M:%fZ', pruned_at, 'unixepoch') AS pruned_at, through_seq, sessions, records, reason
+FROM j_prunes;
 
 -- The journal's identity, as a view (views keep their columns).
 CREATE VIEW journal_identity AS

@@ -23,6 +23,8 @@ public final class Journal: BatchRecorder {
     public let sequence: SequenceCounter
     /// How this journal writes.
     public let options: JournalOptions
+    /// What the retention limits pruned when the journal opened, if anything.
+    public let openingPrune: JournalPrune?
     private let writer: JournalWriter
     private let fileLock: FileLock
 
@@ -51,6 +53,9 @@ public final class Journal: BatchRecorder {
             try SchemaCheck.verify(db, version: identity.version, path: resolved)
         }
         do {
+            // Retention gives freed pages back to the file system; the mode must be set
+            // before the first table is created.
+            if identity.version == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
             // "The WAL journaling mode is persistent": set once, it stays with the file.
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute(options.durability == .durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
@@ -85,6 +90,18 @@ public final class Journal: BatchRecorder {
             throw JournalError(error, path: resolved)
         }
         if options.chainsRecords { try Self.resumeChain(of: resolved, into: rows) }
+        if !options.retention.isUnlimited {
+            // A crashed writer's tail is chained first: retention cuts at checkpoints.
+            do {
+                try rows.write([], drops: [:], trouble: [], publishingCounts: false, settledBelow: sequence.settledBelow)
+            } catch {
+                throw JournalError(error, path: resolved)
+            }
+            openingPrune = try RetentionEnforcer.enforce(options.retention, rows: rows, path: resolved, sequence: sequence)
+            if let openingPrune { options.onPrune?(openingPrune) }
+        } else {
+            openingPrune = nil
+        }
         writer = JournalWriter(rows: rows, options: options, path: resolved, sequence: sequence)
         JournalRegistry.shared.add(writer)
     }

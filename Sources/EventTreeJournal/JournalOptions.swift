@@ -91,6 +91,15 @@ public struct JournalOptions: Sendable {
     /// name often identifies a person's device; sessions then store an empty host.
     public var recordsHostName = false
 
+    /// How much history the journal keeps (see ``JournalRetention``): everything by default.
+    /// The writer prunes the oldest closed sessions when the journal opens and whenever a
+    /// session ends; with a size limit, ``maximumSize`` then makes room rather than stops
+    /// recording.
+    public var retention = JournalRetention.unlimited
+    /// Called on the writer's thread (or, when the journal opens, on the opening thread)
+    /// with what each prune removed.
+    public var onPrune: (@Sendable (JournalPrune) -> Void)?
+
     /// The defaults: buffered, blocking when full, 50 ms batches.
     public init() {}
 }

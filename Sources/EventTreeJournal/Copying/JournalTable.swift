@@ -55,6 +55,7 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_releases", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_trouble", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_chain", changes: .never(seqColumn: "upto_seq")),
+        JournalTable(name: "j_prunes", changes: .never(seqColumn: "seq")),
     ]
 
     /// The table called `name`, if the journal has one.

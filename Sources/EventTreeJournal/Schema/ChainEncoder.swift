@@ -5,7 +5,7 @@ import Crypto
 /// A journal's records are its facts as stored: a session started or ended, a tree change
 /// (with the paths it gave and who released the node), a handler added or removed, a
 /// handler's match with a type, a raise (with how it ended), a dead letter or unhandled
-/// error, a handler call, an undelivered step, a trouble note. The writer encodes each
+/// error, a handler call, an undelivered step, a trouble note, a prune. The writer encodes each
 /// record from the values it binds; `verify` encodes each from the values it reads; both
 /// call the one function per record kind here, so the two encodings are the same bytes
 /// exactly when the file holds what was written. (The sessions' counts and the sequence's
@@ -63,7 +63,7 @@ package final class ChainEncoder {
     /// The record kinds, as their first byte.
     package enum Kind: UInt8 {
         case sessionStarted = 1, sessionEnded, treeChange, handlerAdded, handlerRemoved, handlerMatched, raise,
-            unattended, call, undelivered, trouble
+            unattended, call, undelivered, trouble, pruned
     }
 
     /// Writes `value` as a varint at `bytes + at` (the caller has made room for ten bytes)
@@ -344,6 +344,21 @@ package final class ChainEncoder {
         text(kind)
         text(message)
         int(records)
+    }
+
+    /// A prune: the sessions and records removed through `throughSeq`, and the chain's
+    /// hash after it (where the retained chain starts).
+    package func pruned(
+        seq: Int, prunedAt: Double, throughSeq: Int, hash: [UInt8], sessions: Int, records: Int, reason: String
+    ) {
+        guard isEnabled else { return }
+        start(.pruned, seq: seq)
+        real(prunedAt)
+        int(throughSeq)
+        text(utf8: hash)
+        int(sessions)
+        int(records)
+        text(reason)
     }
 }
 

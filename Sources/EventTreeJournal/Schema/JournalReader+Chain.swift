@@ -174,6 +174,13 @@ extension JournalReader {
                 seq: row.int(0), session: row.optionalInt(1), at: row.double(2), kind: row.text(3) ?? "",
                 message: row.text(4) ?? "", records: row.int(5))
         })
+        sources.append(try stream(
+            "SELECT seq, pruned_at, through_seq, hash, sessions, records, reason FROM j_prunes WHERE seq >= ? ORDER BY seq"
+        ) { row, encoder in
+            encoder.pruned(
+                seq: row.int(0), prunedAt: row.double(1), throughSeq: row.int(2), hash: row.bytes(3) ?? [],
+                sessions: row.int(4), records: row.int(5), reason: row.text(6) ?? "")
+        })
         // Rows that belong to no record: each comes as a record that matches nothing.
         let orphans = try cursor("""
             SELECT seq FROM (

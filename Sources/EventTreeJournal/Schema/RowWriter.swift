@@ -377,8 +377,11 @@ final class RowWriter {
             encoder.sessionStarted(
                 seq: seq, startedAt: info.startedAt, process: info.process, host: host, appVersion: info.appVersion)
             keepForChain(seq)
+            if encoder.isEnabled { model.unchainedSessionStarts.append(seq) }
+            model.openSessions.insert(info.id.rawValue)
         case let .sessionEnded(id, at):
             endsSession = true
+            model.openSessions.remove(id.rawValue)
             try endSession.bind(seq, at: 1)
             let clock = model.sessionClocks[id]
             let endedAt = clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970
@@ -505,13 +508,25 @@ final class RowWriter {
 
     /// Chains, in seq order, every kept record numbered below `settledBelow` (all lower
     /// records are committed by now, in this transaction or earlier ones) and writes the
-    /// checkpoint (``ChainRule/perCheckpointWords``): the last seq, the count, the hash, and
-    /// each record's two-byte tag.
+    /// checkpoints: one ending just before each session's start, then one for the rest. A
+    /// session then begins a checkpoint, and the records before it end one, which is where
+    /// retention may cut the journal (see ``JournalPruner``).
     private func chainRecords(below settledBelow: Int) throws(SQLiteError) {
+        while let start = model.unchainedSessionStarts.first, start < settledBelow {
+            model.unchainedSessionStarts.removeFirst()
+            try writeCheckpoint(below: start)
+        }
+        try writeCheckpoint(below: settledBelow)
+    }
+
+    /// Chains the kept records numbered below `bound` into one checkpoint
+    /// (``ChainRule/checkpointDigests``): the last seq, the count, the hash, and each
+    /// record's two-byte tag.
+    private func writeCheckpoint(below bound: Int) throws(SQLiteError) {
         guard !model.unchained.isEmpty else { return }
         var hasher = CheckpointHasher(
             after: model.chainHead, expectedBytes: model.unchained.byteCount)
-        let taken = try model.unchained.take(below: settledBelow) { entries, storage in
+        let taken = try model.unchained.take(below: bound) { entries, storage in
             let records = entries.reduce(0) { $0 + $1.records }
             let tags = [UInt8](unsafeUninitializedCapacity: 2 * records) { buffer, initialized in
                 hasher.add(kept: entries, in: storage, tags: buffer.baseAddress!)
@@ -528,6 +543,74 @@ final class RowWriter {
         try insertChain.bind(blob: tags, at: 4)
         try insertChain.run()
         model.chainedThrough = last
+    }
+
+    // MARK: Retention
+
+    /// Sessions started through this writer and not ended yet.
+    var openSessions: Set<Int> { model.openSessions }
+
+    /// The bytes the journal's pages hold, free pages left out.
+    func usedBytes() throws(SQLiteError) -> Int {
+        let pageSize = try db.integer("PRAGMA page_size") ?? 4096
+        let pages = try db.integer("PRAGMA page_count") ?? 0
+        let free = try db.integer("PRAGMA freelist_count") ?? 0
+        return (pages - free) * pageSize
+    }
+
+    /// The bytes the journal's pages take, free ones included.
+    func fileBytes() throws(SQLiteError) -> Int {
+        (try db.integer("PRAGMA page_size") ?? 4096) * (try db.integer("PRAGMA page_count") ?? 0)
+    }
+
+    /// Removes every record through `plan.throughSeq` in one transaction, with a record at
+    /// `seq` that says so, chained as soon as every lower seq is (`settledBelow`); then
+    /// gives the freed pages back to the file system.
+    ///
+    /// - Returns: How many chained records were removed.
+    func prune(_ plan: RetentionPlan, at seq: Int, prunedAt: Double, settledBelow: Int) throws(SQLiteError) -> Int {
+        let saved = model
+        let removed: Int
+        do {
+            try begin.run()
+            removed = try db.integer("SELECT coalesce(sum(records), 0) FROM j_chain WHERE upto_seq <= \(plan.throughSeq)") ?? 0
+            // The counts run from the journal's start: the latest prune's are added.
+            let earlier = try db.prepare("SELECT sessions, records FROM j_prunes ORDER BY through_seq DESC LIMIT 1")
+            let hasEarlier = try earlier.step()
+            let sessions = plan.sessions.count + (hasEarlier ? earlier.int(0) : 0)
+            let records = removed + (hasEarlier ? earlier.int(1) : 0)
+            earlier.reset()
+            try RecordRemoval.delete(db, through: plan.throughSeq)
+            let insert = try db.prepare(
+                "INSERT INTO j_prunes (seq, pruned_at, through_seq, hash, sessions, records, reason) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            try insert.bind(seq, at: 1)
+            try insert.bind(prunedAt, at: 2)
+            try insert.bind(plan.throughSeq, at: 3)
+            try insert.bind(blob: plan.hash, at: 4)
+            try insert.bind(sessions, at: 5)
+            try insert.bind(records, at: 6)
+            try insert.bind(plan.reason, at: 7)
+            try insert.run()
+            encoder.pruned(
+                seq: seq, prunedAt: prunedAt, throughSeq: plan.throughSeq, hash: plan.hash, sessions: sessions,
+                records: records, reason: plan.reason)
+            keepForChain(seq)
+            try chainRecords(below: settledBelow)
+            try commit.run()
+        } catch {
+            model = saved
+            if db.isInTransaction { try? db.execute("ROLLBACK") }
+            throw error
+        }
+        // A journal made before incremental vacuum was its mode is converted once.
+        if try db.integer("PRAGMA auto_vacuum") != 2 {
+            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute("VACUUM")
+        } else {
+            try db.execute("PRAGMA incremental_vacuum")
+        }
+        checkpoint()
+        return removed
     }
 
     /// Records the new path of `node` and of every node below it, from `seq` on.

@@ -34,12 +34,19 @@ public struct JournalVerifier {
         let integrity = try reader.integrityCheck()
         let checkpoints = try reader.checkpoints()
         let head = checkpoints.last.map { JournalHead(seq: $0.upto, hash: $0.hash) }
+        let pruned = integrity == "ok" ? try reader.latestPrune() : nil
         func result(_ verdict: JournalVerification.Verdict, records: Int, unchained: Int) -> JournalVerification {
             JournalVerification(
-                verdict: verdict, records: records, checkpoints: checkpoints.count, unchained: unchained, head: head)
+                verdict: verdict, records: records, checkpoints: checkpoints.count, unchained: unchained, head: head,
+                pruned: pruned)
         }
         guard integrity == "ok" else {
             return result(.damaged("integrity_check failed: \(integrity)"), records: 0, unchained: 0)
+        }
+        // A pruned journal's chain starts from the hash its latest prune kept.
+        let start = pruned?.throughSeq ?? 0
+        if let pruned, pruned.hash.count != 32 || pruned.throughSeq < 1 || pruned.throughSeq >= pruned.seq {
+            return result(.altered(seq: pruned.seq, "its prune record is malformed"), records: 0, unchained: 0)
         }
         for (index, checkpoint) in checkpoints.enumerated() {
             // Bounds first: the counts below must not overflow on a hostile file.
@@ -52,9 +59,14 @@ public struct JournalVerifier {
             if index > 0, checkpoint.upto <= checkpoints[index - 1].upto {
                 return result(.altered(seq: checkpoint.upto, "its checkpoint is out of order"), records: 0, unchained: 0)
             }
+            if checkpoint.upto <= start {
+                return result(
+                    .altered(seq: checkpoint.upto, "its checkpoint lies in what the journal's prune removed (through seq \(start))"),
+                    records: 0, unchained: 0)
+            }
         }
 
-        var hash = ChainHash.start
+        var hash = pruned.map { ChainHash(value: $0.hash) } ?? ChainHash.start
         // The checkpoint in progress, when it chains its records in one pass (started at
         // its first record).
         var hasher = CheckpointHasher(after: .start)
@@ -72,6 +84,11 @@ public struct JournalVerifier {
             defer { lastSeq = record.seq }
             if record.seq <= lastSeq {
                 return result(.altered(seq: record.seq, "it appears twice, or out of seq order"), records: records, unchained: unchained)
+            }
+            if record.seq <= start {
+                return result(
+                    .altered(seq: record.seq, "it lies in what the journal's prune removed (through seq \(start)): it was inserted"),
+                    records: records, unchained: unchained)
             }
             // Close the checkpoints this record is past.
             while checkpoint < checkpoints.count, record.seq > checkpoints[checkpoint].upto {
@@ -132,6 +149,15 @@ public struct JournalVerifier {
                     .altered(seq: closed.upto, "it is missing: its checkpoint counts \(closed.records) records up to it, the file holds \(position)"),
                     records: records, unchained: unchained)
             }
+        }
+        if let expectedHead, !reachedExpected, expectedHead.seq <= start {
+            // The head lies in what was pruned: only the prune's own anchor can be compared.
+            guard expectedHead.seq == start, let pruned, expectedHead.hash == pruned.hash else {
+                return result(
+                    .unproven(seq: expectedHead.seq, "the expected head \(expectedHead) lies in what the journal's prune removed (through seq \(start)): nothing left proves it"),
+                    records: records, unchained: unchained)
+            }
+            reachedExpected = true
         }
         if let expectedHead, !reachedExpected {
             let end = head?.seq ?? 0
@@ -223,6 +249,9 @@ public struct JournalVerification: Sendable {
     public let unchained: Int
     /// The chain's last checkpoint, as stored.
     public let head: JournalHead?
+    /// What retention removed from the journal's start, if it removed anything: the
+    /// verdict proves the rest from there.
+    public let pruned: JournalPruneRecord?
 
     /// Whether the journal is intact.
     public var isIntact: Bool { verdict == .intact }
@@ -247,7 +276,8 @@ public struct JournalVerification: Sendable {
 
     /// The one-line verdict, ending with the head.
     public var line: String {
-        let headText = "head \(head?.description ?? "none")"
+        var headText = "head \(head?.description ?? "none")"
+        if let pruned { headText += "; \(pruned.line)" }
         switch verdict {
         case .intact:
             return "intact: \(records) records in \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") match the hash chain; \(headText)"
@@ -261,7 +291,46 @@ public struct JournalVerification: Sendable {
     }
 }
 
+/// A prune's chained record, as `verify` reads it: what retention removed since the
+/// journal began.
+public struct JournalPruneRecord: Sendable, Hashable {
+    /// The record's seq.
+    public let seq: Int
+    /// When the prune ran, in seconds since 1970.
+    public let prunedAt: Double
+    /// The last seq removed.
+    public let throughSeq: Int
+    /// The chain's hash after it, where the retained chain starts.
+    public let hash: [UInt8]
+    /// Sessions removed since the journal began.
+    public let sessions: Int
+    /// Chained records removed since the journal began.
+    public let records: Int
+    /// Which limit asked for the prune.
+    public let reason: String
+
+    /// Says what was pruned, and when.
+    public var line: String {
+        let date = Date(timeIntervalSince1970: prunedAt).formatted(.iso8601)
+        return "pruned before it: \(sessions) session\(sessions == 1 ? "" : "s") (\(records) records through seq \(throughSeq)), "
+            + "last on \(date) by \(reason), anchored at seq \(seq)"
+    }
+}
+
 extension JournalReader {
+    /// The latest prune's record (the one that removed the most), if the journal was pruned.
+    package func latestPrune() throws(JournalError) -> JournalPruneRecord? {
+        var found: JournalPruneRecord?
+        try each(
+            "SELECT seq, pruned_at, through_seq, hash, sessions, records, reason FROM j_prunes ORDER BY through_seq DESC LIMIT 1"
+        ) { row throws(JournalError) in
+            found = JournalPruneRecord(
+                seq: row.int(0), prunedAt: row.double(1), throughSeq: row.int(2), hash: row.bytes(3) ?? [],
+                sessions: row.int(4), records: row.int(5), reason: row.text(6) ?? "")
+        }
+        return found
+    }
+
     /// The first ended session whose stored counts (events, steps, dropped records) differ
     /// from a count of its chained rows. The counts are summaries outside the chain: this is
     /// what proves the numbers `sessions` prints. An ended session's counts are complete

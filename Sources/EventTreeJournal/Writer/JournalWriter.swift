@@ -427,6 +427,9 @@ final class JournalWriter: @unchecked Sendable {
         for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
             || monotonicNanoseconds() - countsPublished >= 1_000_000_000
+        let endsSession = batches.contains { batch in
+            if case .sessionEnded? = batch.records.last?.fact { true } else { false }
+        }
         lock.unlock()
 
         var writeError: SQLiteError?
@@ -438,8 +441,26 @@ final class JournalWriter: @unchecked Sendable {
         } catch {
             writeError = error
         }
+        // Retention runs when a session ends, and makes room when the size limit is reached.
+        var pruned: Result<JournalPrune?, JournalError> = .success(nil)
+        if !options.retention.isUnlimited, let rows, writeError == nil ? endsSession : writeError?.isDiskFull == true {
+            pruned = Result { () throws(JournalError) in
+                try RetentionEnforcer.enforce(
+                    options.retention, rows: rows, path: path, sequence: sequence, settledBelow: settled,
+                    makingRoom: writeError != nil)
+            }
+        }
         let head = writeError == nil ? rows?.head : nil
 
+        switch pruned {
+        case .success(let prune?): options.onPrune?(prune)
+        case .success(nil): break
+        case .failure(let error):
+            lock.withLock {
+                refusals.append(TroubleNote(
+                    session: nil, kind: "prune-failed", message: "retention could not prune the journal: \(error)", records: 0))
+            }
+        }
         lock.lock()
         isWriting = false
         writingRecords = 0
@@ -458,7 +479,9 @@ final class JournalWriter: @unchecked Sendable {
             }
             lastFailedAttempt = attempt
             transactionLimit = max(1, count / 2)
-            nextRetry = monotonicNanoseconds() + options.retryDelay.nanoseconds
+            // Room made by retention is used at once.
+            let madeRoom = if case .success(_?) = pruned { true } else { false }
+            nextRetry = madeRoom ? 0 : monotonicNanoseconds() + options.retryDelay.nanoseconds
             if failure == nil {
                 failure = Failure(first: writeError, last: writeError, waited: pendingRecords)
                 notify(currentStatus)
@@ -482,10 +505,7 @@ final class JournalWriter: @unchecked Sendable {
             failure = nil
             notify(.healthy)
         }
-        let sessionEnded = batches.contains { batch in
-            if case .sessionEnded? = batch.records.last?.fact { true } else { false }
-        }
-        handOutCheckpoint(head, now: closing || sessionEnded)
+        handOutCheckpoint(head, now: closing || endsSession)
         return true
     }
 

@@ -35,6 +35,11 @@ struct WriterModel {
     var chainHead = ChainHash.start
     var chainedThrough = 0
     var unchained = UnchainedRecords()
+    /// The seqs of sessions started and not chained yet: a checkpoint ends just before each
+    /// (see ``RowWriter``), so that retention can remove whole sessions.
+    var unchainedSessionStarts: [Int] = []
+    /// Sessions started through this writer and not ended: retention never removes them.
+    var openSessions: Set<Int> = []
 
     /// Loads what an existing journal already numbered.
     init(loadingFrom db: borrowing Connection) throws(SQLiteError) {

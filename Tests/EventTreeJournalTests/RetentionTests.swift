@@ -1,0 +1,180 @@
+import EventTree
+@testable import EventTreeJournal
+import EventTreeTesting
+import Foundation
+import Testing
+
+/// An event with a payload of some size.
+struct Note: Event { var n: Int; var text: String }
+
+/// Collects what a journal's retention pruned.
+final class Prunes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [JournalPrune] = []
+    func append(_ prune: JournalPrune) { lock.withLock { kept.append(prune) } }
+    var all: [JournalPrune] { lock.withLock { kept } }
+}
+
+@Suite struct RetentionTests {
+    /// A session of `raises` pings with a 200-byte payload each, whose clock starts at
+    /// `wall` seconds and ends `duration` seconds later.
+    static func session(
+        into journal: Journal, wall: Double = 1_700_000_000, duration: Double = 60, raises: Int = 200
+    ) -> SessionID {
+        let elapsed = NSLock()
+        nonisolated(unsafe) var nanoseconds = 0
+        let clock = EventClock(
+            wallSeconds: { wall },
+            nanoseconds: { elapsed.withLock { nanoseconds } })
+        let bus = EventBus(recorder: journal, process: "retention", clock: clock)
+        let app = EventNode("app", bus: bus)
+        let screen = EventNode("screen", parent: app)
+        app.on(Note.self, label: "count") { _, _ in .handled }
+        for n in 0..<raises { screen.raise(Note(n: n, text: String(repeating: "x", count: 200))) }
+        elapsed.withLock { nanoseconds = Int(duration * 1e9) }
+        bus.end()
+        withExtendedLifetime([app, screen]) {}
+        return bus.session
+    }
+
+    /// Records `count` sessions, an hour apart, into a new journal at `path`.
+    static func sessions(_ count: Int, at path: String, raises: Int = 200) throws -> [SessionID] {
+        let journal = try Journal(path: path)
+        let ids = (0..<count).map { session(into: journal, wall: 1_700_000_000 + Double($0) * 3_600, raises: raises) }
+        try journal.close()
+        return ids
+    }
+
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+    }
+
+    @Test func sixSessionsPrunedToTwoShrinkAndVerifyFromTheirAnchor() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/six.eventtree"
+            let ids = try Self.sessions(6, at: path)
+            let before = try JournalVerifier(journal: path).verify()
+            #expect(before.isIntact)
+            let sizeBefore = Self.size(path)
+
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 2)
+            let journal = try Journal(path: path, options: options)
+            let prune = try #require(journal.openingPrune)
+            try journal.close()
+
+            #expect(prune.sessions == ids[..<4].map(\.rawValue))
+            #expect(prune.reason == "sessions")
+            #expect(prune.throughSeq == ids[4].rawValue - 1)
+            #expect(prune.anchorSeq > ids[5].rawValue)
+            #expect(prune.bytesAfter < prune.bytesBefore)
+            #expect(Self.size(path) < sizeBefore * 2 / 3)
+            let reader = try JournalReader(path: path)
+            #expect(try reader.sessionIDs() == Array(ids[4...]))
+            #expect(try lines(path, "SELECT count(*) FROM event_history WHERE session_id < \(ids[4].rawValue)") == ["0"])
+            #expect(try lines(path, "SELECT through_seq, sessions, reason FROM journal_prunes")
+                == ["\(prune.throughSeq)|4|sessions"])
+
+            let after = try JournalVerifier(journal: path).verify()
+            #expect(after.isIntact, "\(after.line)")
+            #expect(after.pruned?.sessions == 4)
+            #expect(after.pruned?.records == prune.records)
+            #expect(after.line.contains("pruned before it: 4 sessions (\(prune.records) records through seq \(prune.throughSeq))"))
+            // The chain goes on unchanged: the head taken before the prune is still on it, and
+            // only the prune's record comes after it.
+            let withHead = try JournalVerifier(journal: path).verify(expectedHead: before.head)
+            #expect(withHead.verdictKind == "unproven")
+            #expect(withHead.firstBadSeq == prune.anchorSeq)
+        }
+    }
+
+    @Test func aSecondPruneCountsFromTheJournalsStart() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/twice.eventtree"
+            let ids = try Self.sessions(5, at: path)
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 3)
+            let first = try #require(try Journal(path: path, options: options).openingPrune)
+            options.retention = JournalRetention(maximumSessions: 1)
+            let journal = try Journal(path: path, options: options)
+            let second = try #require(journal.openingPrune)
+            try journal.close()
+            #expect(first.sessions == ids[..<2].map(\.rawValue))
+            #expect(second.sessions == ids[2..<4].map(\.rawValue))
+            let report = try JournalVerifier(journal: path).verify()
+            #expect(report.isIntact, "\(report.line)")
+            #expect(report.pruned?.sessions == 4)
+            // The first prune's own record went with the second cut (it lay before it).
+            #expect(report.pruned?.records == first.records + second.records)
+        }
+    }
+
+    @Test func sessionsOlderThanTheAgeLimitGo() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/age.eventtree"
+            let ids = try Self.sessions(6, at: path, raises: 20)
+            var options = JournalOptions()
+            // Sessions end an hour apart; the last ended at start + 5 h + 60 s.
+            options.retention = JournalRetention(maximumSessionAge: .seconds(2 * 3_600))
+            options.retention.now = { 1_700_000_000 + 5 * 3_600 + 60 }
+            let journal = try Journal(path: path, options: options)
+            let prune = try #require(journal.openingPrune)
+            try journal.close()
+            #expect(prune.reason == "age")
+            #expect(prune.sessions == ids[..<3].map(\.rawValue))
+            #expect(try JournalVerifier(journal: path).verify().isIntact)
+        }
+    }
+
+    @Test func theWriterPrunesWhenASessionEndsAndNeverTheOneUnderWay() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/live.eventtree"
+            let prunes = Prunes()
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 1)
+            options.onPrune = { prunes.append($0) }
+            let journal = try Journal(path: path, options: options)
+            let first = Self.session(into: journal, raises: 20)
+            try journal.flush()
+            let second = Self.session(into: journal, raises: 20)
+            try journal.flush()
+            // A session under way: neither it nor any session after it is pruned until it ends.
+            let open = EventBus(recorder: journal, process: "open")
+            let third = Self.session(into: journal, raises: 20)
+            let fourth = Self.session(into: journal, raises: 20)
+            try journal.flush()
+            #expect(prunes.all.map(\.sessions) == [[first.rawValue], [second.rawValue]])
+            open.end()
+            // Ended, it overlaps the two recorded meanwhile: the three go together, once a
+            // later session starts after them.
+            try journal.flush()
+            #expect(prunes.all.count == 2)
+            let last = Self.session(into: journal, raises: 20)
+            try journal.close()
+            #expect(prunes.all.map(\.sessions).last == [open.session, third, fourth].map(\.rawValue))
+            #expect(try JournalReader(path: path).sessionIDs() == [last])
+            let report = try JournalVerifier(journal: path).verify()
+            #expect(report.isIntact, "\(report.line)")
+            #expect(report.pruned?.sessions == 5)
+        }
+    }
+
+    @Test func aRecordPutBackIntoThePrunedPartIsFound() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/tampered.eventtree"
+            _ = try Self.sessions(3, at: path, raises: 20)
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 1)
+            let prune = try #require(try Journal(path: path, options: options).openingPrune)
+            let seq = prune.throughSeq - 3
+            execute(path, "INSERT INTO j_call_details (seq, text) VALUES (\(seq), 'back')")
+            let report = try JournalVerifier(journal: path).verify()
+            #expect(report.verdict == .altered(
+                seq: seq, "it lies in what the journal's prune removed (through seq \(prune.throughSeq)): it was inserted"))
+
+            execute(path, "DELETE FROM j_call_details WHERE seq = \(seq); UPDATE j_prunes SET hash = zeroblob(32)")
+            let changed = try JournalVerifier(journal: path).verify()
+            #expect(changed.firstBadSeq == prune.throughSeq + 1)
+        }
+    }
+}
