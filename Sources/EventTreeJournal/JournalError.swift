@@ -47,6 +47,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String, cause: SQLiteError)
     /// A file operation outside SQLite failed (`operation` says which, `errno` why).
     case io(path: String, operation: String, errno: Int32)
+    /// The journal cannot do what was asked of it (`reason` says why, and what to do).
+    case refused(path: String, reason: String)
 
     /// One line, without a leading `error:`.
     public var description: String {
@@ -89,6 +91,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path): \(cause)"
         case let .io(path, operation, code):
             "cannot \(operation) \(path): \(String(cString: strerror(code)))"
+        case let .refused(path, reason):
+            "\(path): \(reason)"
         }
     }
 }

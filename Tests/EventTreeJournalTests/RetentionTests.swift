@@ -177,4 +177,76 @@ final class Prunes: @unchecked Sendable {
             #expect(changed.firstBadSeq == prune.throughSeq + 1)
         }
     }
+
+    @Test func anExtractedSessionVerifiesAloneAndPassesThroughTheSourcesCheckpoint() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/source.eventtree"
+            let journal = try Journal(path: path)
+            let first = EventBus(recorder: journal, process: "first")
+            EventNode("other", bus: first).raise(Pong())
+            first.end()
+            let ids = [first.session] + (0..<2).map { Self.session(into: journal, wall: 1_700_000_000 + Double($0), raises: 30) }
+            try journal.close()
+            let sourceBytes = bytes(path)
+
+            let copy = directory + "/one.eventtree"
+            let extract = try Journal.extract(session: ids[1], from: path, to: copy)
+            #expect(bytes(path) == sourceBytes)
+            #expect(try JournalReader(path: copy).sessionIDs() == [ids[1]])
+            #expect(try lines(copy, "SELECT DISTINCT event_type FROM event_history") == ["Note"])
+            #expect(try lines(copy, "SELECT name FROM j_types") == ["Note"])
+            #expect(extract.sourceHead.seq == ids[2].rawValue - 1)
+            #expect(extract.prune?.sessions == [ids[0].rawValue])
+            let report = try JournalVerifier(journal: copy).verify()
+            #expect(report.isIntact, "\(report.line)")
+            #expect(report.records == extract.records)
+            // The source's chain passes through the same head: the extract is what it holds.
+            #expect(try JournalVerifier(journal: path).verify(expectedHead: extract.sourceHead).verdictKind == "unproven")
+            let againstSource = try JournalVerifier(journal: copy).verify(expectedHead: extract.sourceHead)
+            #expect(againstSource.firstBadSeq == extract.sourceHead.seq + 1)
+            #expect(try lines(copy, "SELECT count(*) FROM event_history") == ["30"])
+
+            // The last session, and the first (nothing before it: no anchor).
+            let last = directory + "/last.eventtree"
+            try Journal.extract(session: ids[2], from: path, to: last)
+            #expect(try JournalVerifier(journal: last).verify().isIntact)
+            let firstCopy = directory + "/first.eventtree"
+            let firstExtract = try Journal.extract(session: ids[0], from: path, to: firstCopy)
+            #expect(firstExtract.prune == nil)
+            #expect(try JournalVerifier(journal: firstCopy).verify().isIntact)
+        }
+    }
+
+    @Test func extractRefusesWhatItCannotDoWithoutTouchingAnything() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/source.eventtree"
+            let ids = try Self.sessions(2, at: path, raises: 5)
+            let taken = directory + "/taken.eventtree"
+            FileManager.default.createFile(atPath: taken, contents: Data("keep".utf8))
+            #expect(throws: JournalError.refused(path: path, reason: "it has no session 3; 'eventtree sessions \(path)' lists them")) {
+                try Journal.extract(session: SessionID(rawValue: 3), from: path, to: directory + "/new.eventtree")
+            }
+            #expect(throws: JournalError.refused(path: taken, reason: "it exists already; extract writes a new journal (remove it, or choose another path)")) {
+                try Journal.extract(session: ids[0], from: path, to: taken)
+            }
+            #expect(bytes(taken) == Data("keep".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["source.eventtree", "taken.eventtree"])
+        }
+    }
+
+    @Test func aSessionExtractedFromAPrunedJournalKeepsTheAnchor() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/pruned.eventtree"
+            let ids = try Self.sessions(4, at: path, raises: 10)
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 2)
+            try Journal(path: path, options: options).close()
+            let copy = directory + "/copy.eventtree"
+            let extract = try Journal.extract(session: ids[2], from: path, to: copy)
+            #expect(extract.prune?.throughSeq == ids[2].rawValue - 1)
+            let report = try JournalVerifier(journal: copy).verify()
+            #expect(report.isIntact, "\(report.line)")
+            #expect(report.pruned?.sessions == 2)
+        }
+    }
 }

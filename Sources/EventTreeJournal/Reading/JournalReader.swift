@@ -282,3 +282,18 @@ public struct JournalRow {
     /// Every column's value.
     public var values: [JournalValue] { (0..<count).map(value) }
 }
+
+extension JournalReader {
+    /// Writes a consistent copy of the journal, compacted, to a new file at `path`
+    /// (`VACUUM INTO`); the journal itself is only read.
+    package func copy(to path: String) throws(JournalError) {
+        do {
+            // query_only forbids VACUUM even into another file; the journal is still not written.
+            try db.execute("PRAGMA query_only = 0")
+            defer { try? db.execute("PRAGMA query_only = 1") }
+            try db.execute("VACUUM INTO '\(path.replacingOccurrences(of: "'", with: "''"))'")
+        } catch {
+            throw JournalError(error, path: path)
+        }
+    }
+}

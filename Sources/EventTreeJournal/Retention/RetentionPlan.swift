@@ -14,6 +14,9 @@ struct RetentionPlan {
     let hash: [UInt8]
     /// The limit that asked for the most sessions.
     let reason: String
+    /// What earlier prunes removed, when the journal no longer holds their record (an
+    /// extract, whose copy ends before it): counted in with this prune.
+    var carried: (sessions: Int, records: Int) = (0, 0)
 
     /// A session as retention sees it.
     struct Session {

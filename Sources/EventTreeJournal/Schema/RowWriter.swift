@@ -577,8 +577,8 @@ final class RowWriter {
             // The counts run from the journal's start: the latest prune's are added.
             let earlier = try db.prepare("SELECT sessions, records FROM j_prunes ORDER BY through_seq DESC LIMIT 1")
             let hasEarlier = try earlier.step()
-            let sessions = plan.sessions.count + (hasEarlier ? earlier.int(0) : 0)
-            let records = removed + (hasEarlier ? earlier.int(1) : 0)
+            let sessions = plan.sessions.count + (hasEarlier ? earlier.int(0) : plan.carried.sessions)
+            let records = removed + (hasEarlier ? earlier.int(1) : plan.carried.records)
             earlier.reset()
             try RecordRemoval.delete(db, through: plan.throughSeq)
             let insert = try db.prepare(
