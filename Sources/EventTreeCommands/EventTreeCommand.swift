@@ -12,7 +12,7 @@ public struct EventTreeCommand: ParsableCommand {
         commandName: "eventtree",
         abstract: "Read EventTree journals: rebuild the tree, replay delivery, explain lost and consumed events.",
         version: "eventtree \(EventTreeCommand.version) (journal schema version \(Journal.schemaVersion))",
-        subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self, Diff.self, Verify.self, Report.self, Export.self, Upgrade.self]
+        subcommands: [Demo.self, Sessions.self, Replay.self, Explain.self, Topology.self, Query.self, Tail.self, Diff.self, Verify.self, Report.self, Export.self, Extract.self, Prune.self, Upgrade.self]
             + shippingCommands)
 
     /// `ship`, in a tool built with the PostgreSQL trait.

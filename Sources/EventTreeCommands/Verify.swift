@@ -63,6 +63,8 @@ struct Verify: TerminalCommand {
                 ("verdict", .string(report.line)), ("records", .integer(report.records)),
                 ("checkpoints", .integer(report.checkpoints)), ("unchained", .integer(report.unchained)),
                 ("head", JSONValue(report.head?.description)),
+                ("pruned_sessions", JSONValue(report.pruned?.sessions)), ("pruned_records", JSONValue(report.pruned?.records)),
+                ("pruned_through_seq", JSONValue(report.pruned?.throughSeq)),
             ]
             terminal.write(JSONValue.object(fields).text + "\n")
         case .table, .csv:

@@ -24,23 +24,28 @@ final class JournalHistory {
         registrations.handler(numbered: number)
     }
 
-    /// By handler number, whether a typed handler matches `type` (untyped ones always do).
+    /// By handler number (less the first), whether a typed handler matches `type` (untyped
+    /// ones always do).
     func matchTable(for type: Int) -> [Bool] {
         if let table = matchTables[type] { return table }
         var table = registrations.handlersByNumber.map { $0?.typeID == nil }
-        for number in registrations.matches[type] ?? [] where table.indices.contains(number) { table[number] = true }
+        let first = registrations.firstNumber
+        for number in registrations.matches[type] ?? [] where table.indices.contains(number - first) {
+            table[number - first] = true
+        }
         matchTables[type] = table
         return table
     }
 
     /// Whether `handler` hears events of `type` on `channel`, as the journal recorded it.
     func matches(_ handler: RecordedHandler, type: Int, channel: HandlerRegistration.Channel) -> Bool {
-        handler.channel == channel && Self.matches(handler, in: matchTable(for: type))
+        handler.channel == channel && matches(handler, in: matchTable(for: type))
     }
 
     /// Whether `handler` matches according to a table from ``matchTable(for:)``.
-    static func matches(_ handler: RecordedHandler, in table: [Bool]) -> Bool {
-        table.indices.contains(handler.number) ? table[handler.number] : handler.typeID == nil
+    func matches(_ handler: RecordedHandler, in table: [Bool]) -> Bool {
+        let index = handler.number - registrations.firstNumber
+        return table.indices.contains(index) ? table[index] : handler.typeID == nil
     }
 
     /// The handlers of `node` in registration order.

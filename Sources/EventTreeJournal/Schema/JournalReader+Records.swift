@@ -17,6 +17,13 @@ extension JournalReader {
             typeNames[row.int(0)] = row.text(1) ?? "?"
         }
         let count = try integer("SELECT count(*) FROM j_handlers") ?? 0
+        // Handler numbers are dense, from 1 or from the first a prune kept: anything else
+        // would size arrays from the file.
+        let first = try integer("SELECT min(handler_no) FROM j_handlers") ?? 1
+        guard first >= 1 && first <= JournalReader.maximumSeq else {
+            throw damaged(first, "handler numbers start at \(first)")
+        }
+        let numbers = first...(first + max(count, 1) - 1)
         var handlers: [RecordedHandler] = []
         handlers.reserveCapacity(count)
         try each("""
@@ -24,10 +31,9 @@ extension JournalReader {
             FROM j_handlers ORDER BY handler_id
             """) { row throws(JournalError) in
             let id = row.int(1)
-            // Handler numbers are dense from 1: anything else would size arrays from the file.
             let number = row.int(0)
-            guard (1...max(count, 1)).contains(number) else {
-                throw damaged(id, "handler number \(number) is outside 1...\(count)")
+            guard numbers.contains(number) else {
+                throw damaged(id, "handler number \(number) is outside \(numbers.lowerBound)...\(numbers.upperBound)")
             }
             guard let channel = JournalCodes.channel(row.int(4)) else { throw damaged(id, "unknown channel \(row.int(4))") }
             let phases = row.int(5)
@@ -42,12 +48,13 @@ extension JournalReader {
         }
         var matches: [Int: [Int]] = [:]
         try each("SELECT handler_no, type_id, seq FROM j_matches") { row throws(JournalError) in
-            guard (1...max(count, 1)).contains(row.int(0)), typeNames[row.int(1)] != nil else {
+            guard numbers.contains(row.int(0)), typeNames[row.int(1)] != nil else {
                 throw damaged(row.int(2), "a match names handler \(row.int(0)) and type \(row.int(1)), which do not exist")
             }
             matches[row.int(1), default: []].append(row.int(0))
         }
-        let registrations = RecordedRegistrations(typeNames: typeNames, handlers: handlers, matches: matches)
+        let registrations = RecordedRegistrations(
+            typeNames: typeNames, handlers: handlers, matches: matches, firstNumber: numbers.lowerBound)
         cache.registrations = registrations
         return registrations
     }

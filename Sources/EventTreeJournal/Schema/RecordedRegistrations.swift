@@ -8,22 +8,26 @@ public final class RecordedRegistrations: Sendable {
     public let typeNames: [Int: String]
     /// Every handler, in registration order.
     public let handlers: [RecordedHandler]
-    /// Handlers by ``RecordedHandler/number`` (numbers are small and dense; index 0 unused).
+    /// The lowest ``RecordedHandler/number``: 1, or the first that retention kept.
+    public let firstNumber: Int
+    /// Handlers by ``RecordedHandler/number`` minus ``firstNumber`` (numbers are dense).
     public let handlersByNumber: [RecordedHandler?]
     /// For each type number, the numbers of the typed handlers that match it.
     public let matches: [Int: [Int]]
 
-    init(typeNames: [Int: String], handlers: [RecordedHandler], matches: [Int: [Int]]) {
+    init(typeNames: [Int: String], handlers: [RecordedHandler], matches: [Int: [Int]], firstNumber: Int) {
         self.typeNames = typeNames
         self.handlers = handlers
         self.matches = matches
-        var byNumber: [RecordedHandler?] = Array(repeating: nil, count: (handlers.map(\.number).max() ?? 0) + 1)
-        for handler in handlers { byNumber[handler.number] = handler }
+        self.firstNumber = firstNumber
+        var byNumber: [RecordedHandler?] = Array(
+            repeating: nil, count: (handlers.map(\.number).max() ?? firstNumber - 1) - firstNumber + 1)
+        for handler in handlers { byNumber[handler.number - firstNumber] = handler }
         handlersByNumber = byNumber
     }
 
     /// The handler numbered `number`, if the journal has it.
     public func handler(numbered number: Int) -> RecordedHandler? {
-        handlersByNumber.indices.contains(number) ? handlersByNumber[number] : nil
+        handlersByNumber.indices.contains(number - firstNumber) ? handlersByNumber[number - firstNumber] : nil
     }
 }

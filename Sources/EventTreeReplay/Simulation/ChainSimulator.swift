@@ -57,7 +57,7 @@ struct ChainSimulator {
             var item = firstItem
             handlers: for handler in history.handlers(on: step.node) {
                 guard handler.id.rawValue < endSeq, handler.removedSeq.map({ $0 > raiseSeq }) ?? true else { continue }
-                guard handler.channel == channel && JournalHistory.matches(handler, in: matchTable) else {
+                guard handler.channel == channel && history.matches(handler, in: matchTable) else {
                     visit.skipped.append((handler, handler.channel != channel
                         ? .otherChannel(channel) : .otherType(chain[member].typeName)))
                     continue
