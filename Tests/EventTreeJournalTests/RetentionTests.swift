@@ -222,7 +222,7 @@ final class Prunes: @unchecked Sendable {
             let path = directory + "/source.eventtree"
             let ids = try Self.sessions(2, at: path, raises: 5)
             let taken = directory + "/taken.eventtree"
-            FileManager.default.createFile(atPath: taken, contents: Data("keep".utf8))
+            _ = FileManager.default.createFile(atPath: taken, contents: Data("keep".utf8))
             #expect(throws: JournalError.refused(path: path, reason: "it has no session 3; 'eventtree sessions \(path)' lists them")) {
                 try Journal.extract(session: SessionID(rawValue: 3), from: path, to: directory + "/new.eventtree")
             }
@@ -249,4 +249,76 @@ final class Prunes: @unchecked Sendable {
             #expect(report.pruned?.sessions == 2)
         }
     }
+
+    /// A day of an app's life, compressed: a session every ten simulated minutes for 24
+    /// hours, each opening the journal (as an app launch does), raising throughout and
+    /// closing it, under a 5 MB cap and a 6-hour age limit.
+    @Test func aDayOfSessionsStaysWithinItsLimitsAndVerifiesAfterEveryPrune() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/soak.eventtree"
+            let cap = 5_000_000
+            let sixHours = 6.0 * 3_600
+            let day = 24.0 * 3_600
+            let start = 1_700_000_000.0
+            let clock = SimulatedTime(start)
+            let prunes = Prunes()
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSize: cap, maximumSessionAge: .seconds(Int(sixHours)))
+            options.retention.now = { clock.now }
+            options.onPrune = { prunes.append($0) }
+            var oneSession = 0
+            var sessions = 0
+            var verified = 0
+            for _ in 0..<Int(day / 600) {
+                let prunesBefore = prunes.all.count
+                let sizeBefore = Self.size(path)
+                let journal = try Journal(path: path, options: options)
+                let sessionStart = clock.now
+                let bus = EventBus(recorder: journal, process: "soak", clock: EventClock(
+                    wallSeconds: { clock.now }, nanoseconds: { Int((clock.now - sessionStart) * 1e9) }))
+                let app = EventNode("app", bus: bus)
+                let screen = EventNode("screen", parent: app)
+                app.on(Note.self, label: "count") { _, _ in .handled }
+                var dropped = 0
+                // 200 raises over the session's five minutes (about 600 KB).
+                for n in 0..<200 {
+                    let result = screen.raise(Note(n: n, text: String(repeating: "soak \(n) ", count: 400)))
+                    if case .dropped = result.recording { dropped += 1 }
+                    clock.advance(by: 300.0 / 200)
+                }
+                bus.end()
+                withExtendedLifetime([app, screen]) {}
+                try journal.close()
+                sessions += 1
+                #expect(dropped == 0)
+                #expect(try lines(path, "SELECT count(*) FROM event_history WHERE session_id = \(bus.session.rawValue)") == ["200"])
+                if sessions == 1 { oneSession = Self.size(path) }
+                // Never over the cap by more than the session under way when it was reached.
+                #expect(Self.size(path) <= cap + oneSession, "session \(sessions): \(Self.size(path)) bytes")
+                if prunes.all.count > prunesBefore {
+                    let report = try JournalVerifier(journal: path).verify()
+                    #expect(report.isIntact, "after session \(sessions): \(report.line)")
+                    verified += 1
+                } else if sessions > 1 {
+                    #expect(Self.size(path) >= sizeBefore, "session \(sessions) shrank the file without a prune")
+                }
+                clock.advance(by: 300)
+            }
+            #expect(sessions == 144)
+            #expect(verified > 100)
+            // The age limit holds too: nothing ended more than six hours before the last prune.
+            let oldest = try lines(path, "SELECT min(ended_at) FROM j_sessions").first.flatMap(Double.init) ?? 0
+            #expect(oldest >= clock.now - 600 - sixHours - 300)
+            #expect(Set(prunes.all.map(\.reason)) == ["size"])
+        }
+    }
+}
+
+/// A wall clock that tests move by hand.
+final class SimulatedTime: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seconds: Double
+    init(_ seconds: Double) { self.seconds = seconds }
+    var now: Double { lock.withLock { seconds } }
+    func advance(by interval: Double) { lock.withLock { seconds += interval } }
 }
