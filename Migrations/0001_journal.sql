@@ -288,7 +288,7 @@ CREATE TABLE j_chain (
 -- the chain's hash after that checkpoint, which the first retained checkpoint chains
 -- from, so that `verify` proves what is left from this anchor. sessions and records count
 -- everything pruned since the journal began (a later prune adds the counts of the rows it
--- removes); reason is 'size', 'age', 'sessions', 'requested' or 'extract'.
+-- removes); reason is 'size', 'age', 'sessions' or 'extract'.
 CREATE TABLE j_prunes (
     seq          INTEGER PRIMARY KEY,
     pruned_at    REAL NOT NULL,               -- seconds since 1970

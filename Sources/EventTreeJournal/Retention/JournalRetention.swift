@@ -50,7 +50,7 @@ public struct JournalPrune: Sendable, Hashable {
     public let records: Int
     /// The seq of the chained record that says so (`journal_prunes`).
     public let anchorSeq: Int
-    /// Which limit asked for it: `size`, `age`, `sessions`, `requested` or `extract`.
+    /// Which limit asked for it: `size`, `age`, `sessions` or `extract`.
     public let reason: String
     /// The file's size before and after (bytes, with its write-ahead log's content
     /// checkpointed into it).
