@@ -312,6 +312,35 @@ final class Prunes: @unchecked Sendable {
             #expect(Set(prunes.all.map(\.reason)) == ["size"])
         }
     }
+
+    @Test func aFullJournalMakesRoomByPruningInsteadOfFailing() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/full.eventtree"
+            let ids = try Self.sessions(4, at: path)
+            let prunes = Prunes()
+            var options = JournalOptions()
+            // Room for what the file holds now, and no more: the next session fills it.
+            options.maximumSize = Self.size(path)
+            options.retention = JournalRetention(maximumSessions: 100)
+            options.onPrune = { prunes.append($0) }
+            let failures = StatusLog()
+            options.onStatusChange = { failures.append($0) }
+            let journal = try Journal(path: path, options: options)
+            #expect(journal.openingPrune == nil)
+            let last = Self.session(into: journal)
+            try journal.flush()
+            #expect(journal.status == .healthy)
+            try journal.close()
+            let pruned = prunes.all.flatMap(\.sessions)
+            #expect(!pruned.isEmpty)
+            #expect(pruned == ids.prefix(pruned.count).map(\.rawValue))
+            #expect(prunes.all.allSatisfy { $0.reason == "size" })
+            #expect(failures.values == ["closed, 0 unrecorded"])
+            #expect(try lines(path, "SELECT count(*) FROM event_history WHERE session_id = \(last.rawValue)") == ["200"])
+            #expect(Self.size(path) <= options.maximumSize! + 4_096)
+            #expect(try JournalVerifier(journal: path).verify().isIntact)
+        }
+    }
 }
 
 /// A wall clock that tests move by hand.

@@ -197,15 +197,6 @@ extension JournalReader {
             try orphans.advance()
             return record
         })
-        return try JournalStream { () throws(JournalError) in
-            var lowest: (source: JournalStream<ChainedRecord>, seq: Int)?
-            for source in sources {
-                guard let record = source.current else { continue }
-                if record.seq < lowest?.seq ?? Int.max { lowest = (source, record.seq) }
-            }
-            guard let source = lowest?.source, let record = source.current else { return nil }
-            try source.advance()
-            return record
-        }
+        return try .merging(sources, seq: \.seq)
     }
 }

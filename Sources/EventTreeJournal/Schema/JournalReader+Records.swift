@@ -530,16 +530,7 @@ extension JournalReader {
             try trouble.advance()
             return record
         })
-        return try JournalStream { () throws(JournalError) in
-            var lowest: (source: JournalStream<JournalRecord>, seq: Int)?
-            for source in sources {
-                guard let record = source.current else { continue }
-                if record.seq < lowest?.seq ?? Int.max { lowest = (source, record.seq) }
-            }
-            guard let source = lowest?.source, let record = source.current else { return nil }
-            try source.advance()
-            return record
-        }
+        return try .merging(sources, seq: \.seq)
     }
 
     /// A stream of records made from a query's two or three integer columns.

@@ -22,3 +22,23 @@ public final class JournalStream<Element> {
         current = element
     }
 }
+
+extension JournalStream {
+    /// The elements of `sources`, each already in seq order, as one stream in seq order (on
+    /// a tie, the earlier source's first): how the readers merge the tables' rows into records.
+    static func merging(
+        _ sources: [JournalStream<Element>], seq: @escaping (Element) -> Int
+    ) throws(JournalError) -> JournalStream<Element> {
+        try JournalStream { () throws(JournalError) in
+            var lowest: (source: JournalStream<Element>, seq: Int)?
+            for source in sources {
+                guard let element = source.current else { continue }
+                let elementSeq = seq(element)
+                if elementSeq < lowest?.seq ?? Int.max { lowest = (source, elementSeq) }
+            }
+            guard let source = lowest?.source, let element = source.current else { return nil }
+            try source.advance()
+            return element
+        }
+    }
+}

@@ -445,9 +445,10 @@ final class JournalWriter: @unchecked Sendable {
         var pruned: Result<JournalPrune?, JournalError> = .success(nil)
         if !options.retention.isUnlimited, let rows, writeError == nil ? endsSession : writeError?.isDiskFull == true {
             pruned = Result { () throws(JournalError) in
+                // After a failed write, nothing new is chained: its records are not written yet.
                 try RetentionEnforcer.enforce(
-                    options.retention, rows: rows, path: path, sequence: sequence, settledBelow: settled,
-                    makingRoom: writeError != nil)
+                    options.retention, rows: rows, path: path, sequence: sequence,
+                    settledBelow: writeError == nil ? settled : 0, makingRoom: writeError != nil)
             }
         }
         let head = writeError == nil ? rows?.head : nil
@@ -477,11 +478,15 @@ final class JournalWriter: @unchecked Sendable {
                 if taken == 1 { setAside(batches[0], refusedWith: writeError) } else { transactionLimit = 1 }
                 return false
             }
+            if case .success(_?) = pruned {
+                // Retention made room: the same transaction is tried again at once, and
+                // nothing failed as far as raisers and `flush` can tell.
+                nextRetry = 0
+                return false
+            }
             lastFailedAttempt = attempt
             transactionLimit = max(1, count / 2)
-            // Room made by retention is used at once.
-            let madeRoom = if case .success(_?) = pruned { true } else { false }
-            nextRetry = madeRoom ? 0 : monotonicNanoseconds() + options.retryDelay.nanoseconds
+            nextRetry = monotonicNanoseconds() + options.retryDelay.nanoseconds
             if failure == nil {
                 failure = Failure(first: writeError, last: writeError, waited: pendingRecords)
                 notify(currentStatus)
