@@ -53,9 +53,12 @@ public final class Journal: BatchRecorder {
             try SchemaCheck.verify(db, version: identity.version, path: resolved)
         }
         do {
-            // Retention gives freed pages back to the file system; the mode must be set
-            // before the first table is created.
-            if identity.version == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
+            // Retention gives freed pages back to the file system: the mode must be set
+            // before the first table is created. Only then: keeping its pointer map costs
+            // every write (a journal pruned without it is vacuumed once, on its first prune).
+            if identity.version == 0 && !options.retention.isUnlimited {
+                try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            }
             // "The WAL journaling mode is persistent": set once, it stays with the file.
             try db.execute("PRAGMA journal_mode = WAL")
             try db.execute(options.durability == .durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")

@@ -100,7 +100,7 @@ struct Statement: ~Copyable {
 
     /// Runs a statement that returns no rows, then resets it keeping its bindings: for a
     /// caller that binds every parameter before each run (clearing a multi-row insert's
-    /// hundreds of parameters only for them to be bound again costs ~200 instructions a row).
+    /// hundreds of parameters only for them to be bound again is wasted work on every row).
     func runKeepingBindings() throws(SQLiteError) {
         defer { sqlite3_reset(handle) }
         try step()

@@ -156,8 +156,7 @@ package final class ChainEncoder {
 
     private func text(_ value: String?) {
         guard var value else { return put(0) }
-        // A native string's UTF-8 in one copy (iterating its `utf8` view costs ~20
-        // instructions a byte).
+        // A native string's UTF-8 in one copy, rather than byte by byte through its `utf8` view.
         value.withUTF8 { utf8 in
             put(2)
             varint(UInt64(utf8.count))

@@ -9,7 +9,7 @@ final class RowWriter {
     private let db: Connection
     private let sequence: SequenceCounter
     /// Used by the writing thread only: the per-access dynamic exclusivity check is left
-    /// out (it cost ~450 instructions a call row, 20% of the writer, in callgrind).
+    /// out (it would run on every access of every record).
     @exclusivity(unchecked) private var model: WriterModel
 
     private let begin: Statement
@@ -180,8 +180,8 @@ final class RowWriter {
                     session = batch.session
                     count = model.pendingCounts[batch.session] ?? (0, 0, 0)
                 }
-                // Read in place: passed by value, each record was copied out of the array and
-                // the copy destroyed (about 200 instructions a record).
+                // Read in place: passed by value, each record would be copied out of the
+                // array and the copy destroyed.
                 try batch.records.withUnsafeBufferPointer { (records) throws(SQLiteError) in
                     guard let first = records.baseAddress else { return }
                     for index in records.indices {

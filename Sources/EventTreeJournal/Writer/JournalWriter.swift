@@ -42,11 +42,9 @@ final class JournalWriter: @unchecked Sendable {
     /// As much room as the batches in flight while raisers are paced to the writer take: a
     /// transaction's (up to a backlog) and the backlog gathering meanwhile, in buffers with up
     /// to twice the room their records take (a raise of 12 records gets room for 16). Fewer,
-    /// and the rest would be freed here and allocated anew by raises, on their threads (with
-    /// the earlier limit, 2 × `maxBacklog`, a tenth to a third of paced raises allocated a
-    /// buffer under callgrind, whose threads run in long slices; natively the buffers in
-    /// flight stayed under it in the runs measured). At the defaults, 65,536 records
-    /// (5.8 MiB): what those buffers took anyway at the peak, kept rather than freed.
+    /// and the rest would be freed here and allocated anew by raises, on their threads: the
+    /// allocation the recycling exists to keep off the raising thread. The buffers are what
+    /// those batches take anyway at the peak, kept rather than freed.
     private var recycledLimit: Int { max(4 * options.maxBacklog, 32_768) }
     /// Larger buffers (of unusually large raises) are not kept.
     private static let recycledCapacity = 32

@@ -2,9 +2,9 @@ import Foundation
 
 /// Encodes an event to compact JSON text for the journal's `payload` column.
 ///
-/// Foundation's `JSONEncoder` costs about 12,000 instructions for a one-field event; the
-/// writer encodes every raised event, so this small encoder (a tree of containers, then one
-/// pass to text) does the job at a fraction of that. It writes what `JSONEncoder` writes
+/// The writer encodes every raised event, which Foundation's `JSONEncoder` does many times
+/// more slowly than this small encoder (a tree of containers, then one pass to text;
+/// Benchmarks/README.md has the figures). It writes what `JSONEncoder` writes
 /// with its default strategies, so that a default `JSONDecoder` reads every payload back:
 /// `Data` as a base64 string, `URL` as its absolute string, `Date` as seconds since the 2001
 /// reference date, `Decimal` as a number, `superEncoder()` under the key `super`. Keys are

@@ -13,8 +13,8 @@ final class PendingRows {
         case text(start: Int, end: Int)
     }
 
-    /// How many rows one full statement inserts (64 rather than 16: 56 instructions less a
-    /// journaled call, the statement's own cost spread over four times the rows).
+    /// How many rows one full statement inserts: the statement's own cost is spread over
+    /// its rows (Benchmarks/README.md has the figures).
     static let rowsPerStatement = 64
 
     private let columns: Int

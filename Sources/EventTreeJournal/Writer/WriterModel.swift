@@ -154,7 +154,7 @@ struct UnchainedRecords {
         while position > 0 && entries[position - 1].seq > entry.seq { position -= 1 }
         if position == entries.count - 1 {
             // Just before the last span (a raise's record before its calls): the span moves
-            // up one, without the general insertion's cost (about 200 instructions).
+            // up one, without the general insertion's shifting.
             entries[position] = entry
             entries.append(last)
         } else {
