@@ -161,15 +161,18 @@ final class RowWriter {
     ///     one (see ``SequenceCounter/settledBelow``); stored for readers that follow.
     ///   - closing: Whether this is the last write: the sequence reservation is trimmed to
     ///     the exact next number.
+    /// - Returns: Whether a session ended in it.
+    @discardableResult
     func write(
         _ batches: [PendingBatch], drops: [SessionID: Int], trouble: [TroubleNote], publishingCounts: Bool,
         settledBelow: Int, closing: Bool = false
-    ) throws(SQLiteError) {
+    ) throws(SQLiteError) -> Bool {
         let saved = model
         defer { releaseExcessBuffers() }
         do {
             try begin.run()
-            var publish = publishingCounts
+            // A session's end publishes the counts.
+            var endedSession = false
             // The counts of consecutive batches of one session add up in a local.
             var session = batches.first?.session
             var count = session.flatMap { model.pendingCounts[$0] } ?? (0, 0, 0)
@@ -186,7 +189,7 @@ final class RowWriter {
                     guard let first = records.baseAddress else { return }
                     for index in records.indices {
                         try apply(
-                            first + index, session: batch.session, thread: batch.thread, count: &count, endsSession: &publish)
+                            first + index, session: batch.session, thread: batch.thread, count: &count, endsSession: &endedSession)
                     }
                 }
                 try closeRuns()
@@ -207,7 +210,7 @@ final class RowWriter {
                 }
                 try note(item)
             }
-            if publish {
+            if publishingCounts || endedSession {
                 for (session, count) in model.pendingCounts where count != (0, 0, 0) {
                     try countSession.bind(count.events, at: 1)
                     try countSession.bind(count.steps, at: 2)
@@ -230,6 +233,7 @@ final class RowWriter {
                 try advanceSequence.run()
             }
             try commit.run()
+            return endedSession
         } catch {
             run.discard()
             for other in otherRuns.values {

@@ -425,17 +425,15 @@ final class JournalWriter: @unchecked Sendable {
         for batch in pending[taken...] { settled = min(settled, batch.records[0].seq) }
         let publishing = options.durability == .buffered || flushes > 0 || closing
             || monotonicNanoseconds() - countsPublished >= 1_000_000_000
-        let endsSession = batches.contains { batch in
-            if case .sessionEnded? = batch.records.last?.fact { true } else { false }
-        }
         lock.unlock()
 
         var writeError: SQLiteError?
+        var endsSession = false
         do {
             if let sizeChange { try rows?.setMaximumSize(sizeChange) }
-            try rows?.write(
+            endsSession = try rows?.write(
                 batches, drops: droppedNow, trouble: trouble + refusedNow, publishingCounts: publishing,
-                settledBelow: settled, closing: closing)
+                settledBelow: settled, closing: closing) ?? false
         } catch {
             writeError = error
         }
@@ -573,7 +571,7 @@ final class JournalWriter: @unchecked Sendable {
                     // The last word: the sessions' counts, the exact next seq, a checkpoint.
                     isWriting = true
                     lock.unlock()
-                    try? rows?.write(
+                    _ = try? rows?.write(
                         [], drops: [:], trouble: [], publishingCounts: true, settledBelow: sequence.settledBelow,
                         closing: true)
                     rows?.checkpoint()
