@@ -52,8 +52,10 @@ public struct JournalOptions: Sendable {
     /// How long ``Journal/close()`` keeps retrying failed writes before it gives up and
     /// reports the records it could not write.
     public var closeTimeout: Duration = .seconds(5)
-    /// A size limit for the journal file, in bytes (`PRAGMA max_page_count`). Writes past it
-    /// fail like a full disk: surfaced, retried, nothing dropped silently.
+    /// A size limit for the journal file, in bytes (`PRAGMA max_page_count`). With
+    /// ``retention`` limits set, a write that reaches it first prunes the oldest closed
+    /// session and is retried at once; otherwise (or with no closed session left) writes past
+    /// it fail like a full disk: surfaced, retried, nothing dropped silently.
     public var maximumSize: Int?
     /// The size the write-ahead log is truncated to after a checkpoint resets it
     /// (`PRAGMA journal_size_limit`), in bytes. The writer checkpoints after each commit

@@ -29,6 +29,8 @@ import Testing
             #expect(verify.status == 0, "\(verify.stdout)")
             #expect(verify.stdout.hasPrefix("intact: "))
             #expect(verify.stdout.contains("; pruned before it: 4 sessions ("))
+            let table = try Tool.run(["sessions", "demo.eventtree"], in: directory)
+            #expect(table.stdout.hasSuffix("\n(4 earlier sessions were pruned, through seq \(ids[4] - 1), by sessions)\n"))
             let sessions = try Tool.run(["sessions", "demo.eventtree", "--format", "csv"], in: directory)
             let listed: [String] = sessions.stdout.split(separator: "\n").dropFirst().map { String($0.prefix { $0 != "," }) }
             #expect(listed == ids[4...].map(String.init))
