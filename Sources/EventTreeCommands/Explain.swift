@@ -88,7 +88,12 @@ struct Explain: TerminalCommand {
         }
         if explanation.causes.count > 1 {
             text += "\nCause chain (outermost first):\n"
-            text += explanation.causes.map { "  " + sentence($0.description) + "\n" }.joined()
+            for (index, cause) in explanation.causes.enumerated() {
+                text += "  " + sentence(cause.description) + "\n"
+                if index == 0 && explanation.omittedCauses > 0 {
+                    text += "  … \(explanation.omittedCauses) more causes (\(explanation.omittedCauses + explanation.causes.count - 1) in all) …\n"
+                }
+            }
         }
         if !explanation.consequences.isEmpty {
             text += "\nWhat it caused:\n"

@@ -47,10 +47,10 @@ extension Replayer {
         } else {
             nil
         }
-        let (causes, consequences) = try causeChain(of: chain)
+        let (causes, consequences, omitted) = try causeChain(of: chain)
         return Explanation(
             finding: finding, steps: reports, node: verdict, variation: description, causes: causes,
-            consequences: consequences)
+            omittedCauses: omitted, consequences: consequences)
     }
 
     /// The event's chain, its recorded steps and the tree at its raise.
@@ -183,18 +183,26 @@ extension Replayer {
     }
 
     /// The chain of raises that led to `chain`'s first event (outermost first, the event
-    /// itself last), and what the chain's events raised in turn (depth-first).
-    func causeChain(of chain: [RecordedEvent]) throws -> (causes: [CauseLink], consequences: [CauseLink]) {
+    /// itself last; past ``causesShown`` links, the outermost and the nearest, with how many
+    /// lie between), and what the chain's events raised in turn (depth-first).
+    func causeChain(of chain: [RecordedEvent]) throws -> (causes: [CauseLink], consequences: [CauseLink], omittedCauses: Int) {
         func link(_ event: RecordedEvent, from parent: RecordedEvent?, depth: Int) -> CauseLink {
             CauseLink(
                 event: event.id, typeName: event.typeName, kind: event.kind,
                 relation: parent.map { CauseLink.relation(of: event, to: $0) } ?? .raisedByApp, from: parent?.id,
                 depth: depth, result: event.result)
         }
-        var ancestry = [chain[0]]
-        // Causes point back in time (the reader checks), so the walk ends.
-        while let cause = ancestry[0].cause, let parent = try reader.event(cause) { ancestry.insert(parent, at: 0) }
-        let causes = ancestry.indices.map { index in link(ancestry[index], from: index > 0 ? ancestry[index - 1] : nil, depth: 0) }
+        // The nearest causes, and the outermost: a chain of any length is told by its ends.
+        let (nearest, count, outermost) = try reader.causes(of: chain[0].id, nearest: Self.causesShown)
+        var causes: [CauseLink] = []
+        if let outermost { causes.append(link(outermost, from: nil, depth: 0)) }
+        let ancestry = nearest.reversed() + [chain[0]]
+        for (index, event) in ancestry.enumerated() {
+            // The farthest cause shown after a gap links to its own (unshown) cause.
+            let parent = index > 0 ? ancestry[index - 1] : try event.cause.flatMap { try reader.event($0) }
+            causes.append(link(event, from: parent, depth: 0))
+        }
+        let omitted = count - nearest.count - (outermost == nil ? 0 : 1)
         var consequences: [CauseLink] = []
         let members = Set(chain.map(\.id))
         var pending: [(event: RecordedEvent, depth: Int)] = chain.reversed().map { ($0, 0) }
@@ -206,8 +214,12 @@ extension Replayer {
                 consequences.append(link(event, from: parent, depth: depth))
             }
         }
-        return (causes, consequences)
+        return (causes, consequences, omitted)
     }
+
+    /// How many of an event's nearest causes `explain` lists (with the outermost, and how
+    /// many lie between).
+    static let causesShown = 50
 
     private func failureText(event: RecordedEvent, seq: Int?) throws -> String {
         guard let seq else { return event.message ?? "?" }

@@ -123,4 +123,34 @@ import Testing
             withExtendedLifetime((app, child)) {}
         }
     }
+
+    /// An event each handler call raises again, one level deeper, until `n` reaches its end.
+    struct Relay: Event { var n: Int }
+
+    @Test func aLongCauseChainIsToldByItsEndsAndItsLength() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal, maximumNestingDepth: 200)
+            let node = EventNode("relay", bus: bus)
+            node.on(Relay.self, label: "relay") { event, context in
+                if event.n < 150 { context.node?.raise(Relay(n: event.n + 1)) }
+                return .handled
+            }
+            node.raise(Relay(n: 1))
+            try journal.flush()
+            let replayer = try Replayer(journal: journal.path)
+            let events = try JournalReader(path: journal.path).rows("SELECT event_id FROM j_events ORDER BY event_id")
+                .map { EventID(rawValue: Int($0[0].description)!) }
+            #expect(events.count == 150)
+            let explanation = try replayer.explain(event: events[149])
+            // The outermost raise, the 50 nearest causes, the event: 98 causes between.
+            #expect(explanation.causes.map(\.event) == [events[0]] + events[99...149])
+            #expect(explanation.omittedCauses == 98)
+            #expect(explanation.causes[1].from == events[98])
+            #expect(explanation.causes[0].relation == .raisedByApp)
+
+            let short = try replayer.explain(event: events[9])
+            #expect(short.causes.map(\.event) == Array(events[...9]))
+            #expect(short.omittedCauses == 0)
+        }
+    }
 }

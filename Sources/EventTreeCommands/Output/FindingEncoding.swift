@@ -63,6 +63,7 @@ enum FindingEncoding {
                          ("reason", .string(verdict.reason.rawValue)), ("summary", .string(verdict.summary))])
             } ?? .null),
             ("causes", .array(explanation.causes.map(link))),
+            ("omitted_causes", .integer(explanation.omittedCauses)),
             ("consequences", .array(explanation.consequences.map(link))),
         ])
     }

@@ -10,8 +10,13 @@ public struct Explanation: Sendable {
     public let node: NodeVerdict?
     /// The handler the what-if disabled, or whether it ignored consumptions.
     public let variation: String?
-    /// What raised the event, from the outermost raise down to the event itself.
+    /// What raised the event, from the outermost raise down to the event itself. A long
+    /// chain is told by its ends: the outermost raise, then the nearest causes (the
+    /// second link names its own cause in ``CauseLink/from``), with ``omittedCauses`` between.
     public let causes: [CauseLink]
+    /// How many causes lie between the outermost and the nearest ones listed (0 when
+    /// ``causes`` holds the whole chain).
+    public let omittedCauses: Int
     /// What the event (and the events its transforms produced) raised in turn, depth-first
     /// (nested raises, errors its handlers threw, conversions, transforms), at most 200.
     public let consequences: [CauseLink]
