@@ -444,9 +444,12 @@ extension JournalReader {
         var count = ids.count
         var outermostID: Int?
         if ids.count == nearest {
-            try each(walk + "SELECT depth, id FROM up ORDER BY depth DESC LIMIT 1", start) { row throws(JournalError) in
-                count = row.int(0)
-                outermostID = row.int(1)
+            // (SQLite gives a bare column the value of the row where max() found its maximum.)
+            try each(walk + "SELECT max(depth), id FROM up", start) { row throws(JournalError) in
+                if !row.isNull(0) {
+                    count = row.int(0)
+                    outermostID = row.int(1)
+                }
             }
         }
         var events: [RecordedEvent] = []
