@@ -52,6 +52,45 @@ import Testing
         }
     }
 
+    /// A fleet keeps the rows shipped before the journal was pruned: the copy it reads back
+    /// is the journal as it is now, and verifies from the prune's anchor.
+    @Test func aJournalShippedThenPrunedReadsBackAsThePrunedFile() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/pruned.eventtree"
+            for seed in 0..<3 {
+                let journal = try Journal(path: path)
+                let bus = EventBus(recorder: journal)
+                GeneratedSession.run(seed: seed, on: bus)
+                bus.end()
+                try journal.close()
+            }
+            let shipped = directory + "/shipped.eventtree"
+            try FileManager.default.copyItem(atPath: path, toPath: shipped)
+            var options = JournalOptions()
+            options.retention = JournalRetention(maximumSessions: 1)
+            #expect(try Journal(path: path, options: options).openingPrune?.sessions.count == 2)
+
+            // The fleet's rows: those shipped before the prune, and what the file gained since.
+            let before = try JournalReader(path: shipped)
+            let after = try JournalReader(path: path)
+            let shippedThrough = try before.settledThrough()
+            let copy = directory + "/copy.eventtree"
+            let rebuilder = try JournalRebuilder(creating: copy, schemaVersion: after.schemaVersion, source: "fleet")
+            for table in JournalTable.all {
+                var sources = [try after.tableRows(of: table, seqs: table.seqColumn == nil ? nil : (shippedThrough + 1)...Int.max)]
+                if table.seqColumn != nil { sources.insert(try before.tableRows(of: table), at: 0) }
+                for rows in sources {
+                    while rows.hasRow {
+                        try rebuilder.insert(rows.image, into: table.name)
+                        try rows.advance()
+                    }
+                }
+            }
+            try rebuilder.finish(settledThrough: after.settledThrough())
+            try Self.expectSameOutput(Self.generatedCommands, original: path, copy: copy)
+        }
+    }
+
     @Test func aJournalRebuiltUpToASeqEndsThere() async throws {
         try await withDemoJournal { path in
             let copy = path + ".rebuilt"

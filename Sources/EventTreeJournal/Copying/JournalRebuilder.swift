@@ -121,6 +121,15 @@ public final class JournalRebuilder {
     ///   or the file cannot be written.
     public func finish(settledThrough seq: Int) throws(JournalError) {
         guard try count(of: "j_sequence") == 1 else { throw .corrupt(path: source, detail: "it has no journal sequence") }
+        // Rows shipped before the journal was pruned stay in the copy's source (a fleet
+        // keeps its history); the copy is the journal as it is now, from its latest prune.
+        do {
+            if let through = try db.integer("SELECT max(through_seq) FROM j_prunes") {
+                try RecordRemoval.delete(db, through: through)
+            }
+        } catch {
+            throw JournalError(error, path: path)
+        }
         try execute("COMMIT")
         let version = (try? db.integer("PRAGMA user_version")) ?? nil ?? 0
         try Migrator.migrate(db, from: version, path: path)
