@@ -175,6 +175,11 @@ final class Prunes: @unchecked Sendable {
             execute(path, "DELETE FROM j_call_details WHERE seq = \(seq); UPDATE j_prunes SET hash = zeroblob(32)")
             let changed = try JournalVerifier(journal: path).verify()
             #expect(changed.firstBadSeq == prune.throughSeq + 1)
+
+            // What the prune record says is printed: hostile text and times stay inert.
+            execute(path, "UPDATE j_prunes SET reason = char(27) || '[2J', pruned_at = 1e300")
+            let hostile = try JournalVerifier(journal: path).verify()
+            #expect(hostile.line.hasSuffix("last on an unknown date by unknown, anchored at seq \(prune.anchorSeq)"))
         }
     }
 

@@ -311,10 +311,15 @@ public struct JournalPruneRecord: Sendable, Hashable {
 
     /// Says what was pruned, and when.
     public var line: String {
-        let date = Date(timeIntervalSince1970: prunedAt).formatted(.iso8601)
+        // Read from an untrusted file: a time out of any plausible range is not formatted.
+        let date = (0...4e9).contains(prunedAt)
+            ? Date(timeIntervalSince1970: prunedAt).formatted(.iso8601) : "an unknown date"
         return "pruned before it: \(sessions) session\(sessions == 1 ? "" : "s") (\(records) records through seq \(throughSeq)), "
             + "last on \(date) by \(reason), anchored at seq \(seq)"
     }
+
+    /// The reasons a prune records; any other text reads as `unknown` (it is printed).
+    static let reasons: Set<String> = ["size", "age", "sessions", "extract"]
 }
 
 extension JournalReader {
@@ -326,7 +331,8 @@ extension JournalReader {
         ) { row throws(JournalError) in
             found = JournalPruneRecord(
                 seq: row.int(0), prunedAt: row.double(1), throughSeq: row.int(2), hash: row.bytes(3) ?? [],
-                sessions: row.int(4), records: row.int(5), reason: row.text(6) ?? "")
+                sessions: row.int(4), records: row.int(5),
+                reason: row.text(6).flatMap { JournalPruneRecord.reasons.contains($0) ? $0 : nil } ?? "unknown")
         }
         return found
     }
