@@ -34,9 +34,13 @@ public final class Journal: BatchRecorder {
     ///   - path: The journal file. Its directory must exist.
     ///   - options: Durability, buffering and failure handling.
     /// - Throws: ``JournalError`` when the file is not a journal, is newer than this
-    ///   binary, is locked by another writer, or cannot be created.
+    ///   binary, is locked by another writer, or cannot be created; ``JournalError/refused(path:reason:)``
+    ///   for retention limits without a hash chain (retention cuts at its checkpoints).
     public init(path: String, options: JournalOptions = JournalOptions()) throws(JournalError) {
         let resolved = try JournalFile.resolve(path, forWriting: true)
+        guard options.chainsRecords || options.retention.isUnlimited else {
+            throw .refused(path: resolved, reason: "retention cuts a journal at its hash chain's checkpoints: set chainsRecords, or no retention limits")
+        }
         fileLock = try FileLock(journalPath: resolved)
         self.path = resolved
         self.options = options

@@ -88,6 +88,20 @@ final class Prunes: @unchecked Sendable {
         }
     }
 
+    @Test func retentionWithoutAHashChainIsRefusedBeforeAnythingIsWritten() async {
+        await withTemporaryDirectory { directory in
+            let path = directory + "/unchained.eventtree"
+            var options = JournalOptions()
+            options.chainsRecords = false
+            options.retention = JournalRetention(maximumSessions: 1)
+            #expect(throws: JournalError.refused(
+                path: path, reason: "retention cuts a journal at its hash chain's checkpoints: set chainsRecords, or no retention limits")) {
+                try Journal(path: path, options: options)
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     @Test func aSecondPruneCountsFromTheJournalsStart() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/twice.eventtree"
