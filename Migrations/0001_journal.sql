@@ -71,9 +71,11 @@ CREATE TABLE j_sessions (
     dropped     INTEGER NOT NULL DEFAULT 0    -- records the journal had to drop
 );
 
--- The threads raises ran on. A raise's thread is a small number, dense per process in the
--- order threads first raise; j_threads names it per session (the main thread is `main`;
--- others carry their system name, or `thread N`).
+-- Where raises were made. A raise's thread is a small number, dense per process from 1 in
+-- the order threads first raise; j_threads names it per session (the main thread is `main`;
+-- others carry their system name, or `thread N`). Two numbers are no thread: -1, named
+-- `main actor`, is a synchronous raise on the main actor, and 0, named `awaited`, a raise
+-- made with await (raiseAsync, requestAsync), whatever threads ran them.
 CREATE TABLE j_threads (
     session_id INTEGER NOT NULL,
     thread_no  INTEGER NOT NULL,
@@ -176,7 +178,7 @@ CREATE TABLE j_events (
     finished_back INTEGER,                    -- seq of the raise's end minus event_id; NULL: it never ended
     result        INTEGER,
     raised_us     INTEGER,                    -- microseconds from the session's start; NULL: unknown
-    thread_no     INTEGER,                    -- the thread it was raised on (j_threads); NULL: unknown
+    thread_no     INTEGER,                    -- where it was raised (j_threads); NULL: unknown
     calls         TEXT                        -- its run of calls; NULL: none kept here
 );
 

@@ -19,6 +19,12 @@ import Foundation
 /// - What is re-raised: the raises the app made itself (not those its handlers made, nor
 ///   transforms or errors: the new run produces its own), in recorded order, at the node
 ///   of the same path.
+/// - Where: ``runAsync(limit:build:)`` re-raises each one as it was made: synchronously on
+///   the main actor, synchronously on a thread of its own, or awaited (`raiseAsync`), as the
+///   journal's thread column says. So a synchronous raise that reached a main-actor handler
+///   off the main actor fails there again, as it did in the recording. ``run(limit:isolation:build:)``
+///   re-raises every one synchronously on the calling thread: for apps without main-actor
+///   handlers, where the thread makes no difference.
 /// - The tree: `build` makes it, as the app does at launch. Tree changes recorded after
 ///   the first raise and outside any raise (the app's own code moving, renaming or
 ///   releasing nodes, say when a screen is dismissed) are replayed into the live tree at
@@ -27,9 +33,6 @@ import Foundation
 ///   made *during* a raise are the app's handlers' to make again: they are not replayed.
 /// - What is compared: each raise's steps (those of the raises it caused included) by
 ///   event type, node path, phase, handler label and outcome.
-///
-/// Apps whose handlers are isolated to the main actor replay with ``runAsync(limit:build:)``,
-/// which awaits them in route order.
 public struct LiveReplay {
     /// A recorded raise to re-raise.
     struct Recorded {
@@ -40,6 +43,7 @@ public struct LiveReplay {
         let originPath: String
         let mode: DeliveryMode
         let policy: FailurePolicy
+        let isolation: RaiseIsolation
     }
 
     /// A recorded tree change to replay, with the paths it concerns.
@@ -77,74 +81,113 @@ public struct LiveReplay {
         self.types = types
     }
 
-    /// Builds a fresh tree with `build`, then re-raises every recorded raise (and replays
-    /// the recorded tree changes made outside raises), comparing each raise's steps with
-    /// the recording.
+    /// Builds a fresh tree with `build`, then re-raises every recorded raise synchronously
+    /// on the calling thread (and replays the recorded tree changes made outside raises),
+    /// comparing each raise's steps with the recording.
     ///
     /// - Parameters:
     ///   - limit: The most differences to report (the replay goes on to count the rest).
+    ///   - isolation: The caller's actor, filled in by the compiler: main-actor handlers are
+    ///     called when it is the main actor.
     ///   - build: Receives the bus to build on and returns what keeps the tree alive (the
     ///     app's root object, or an array of them): it is kept until the replay ends.
-    public func run(limit: Int = 20, build: (EventBus) throws -> Any) throws -> LiveReplayReport {
-        let recorder = TraceRecorder()
-        let bus = EventBus(recorder: recorder, process: "live-replay")
-        let kept = try build(bus)
-        var comparison = Comparison(limit: limit)
-        for action in try actions() {
-            switch action {
-            case .change(let change):
-                comparison.apply(change, on: bus)
-            case .raise(let raise):
-                guard let node = bus.node(atPath: raise.originPath) else {
-                    comparison.missingNode(raise, expected: try recordedSteps(of: raise))
-                    continue
-                }
-                recorder.clear()
-                guard let result = try types.raise(
-                    typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
-                else {
-                    comparison.skip(raise)
-                    continue
-                }
-                _ = result
-                comparison.compare(raise, expected: try recordedSteps(of: raise), actual: recorder.steps)
-            }
+    public func run(
+        limit: Int = 20, isolation: isolated (any Actor)? = #isolation, build: (EventBus) throws -> Any
+    ) throws -> LiveReplayReport {
+        var run = try Run(of: self, limit: limit)
+        let kept = try build(run.bus)
+        while let (raise, node) = try run.nextRaise() {
+            try run.finish(raise, raised: try types.raise(
+                typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy) != nil)
         }
         withExtendedLifetime(kept) {}
-        return comparison.report
+        return run.report
     }
 
-    /// Like ``run(limit:build:)``, but builds the tree on the main actor and re-raises with
-    /// `EventNode.raiseAsync(_:mode:onFailure:)`, awaiting main-actor handlers in route
-    /// order: for apps whose coordinators are `@MainActor`.
+    /// Like ``run(limit:isolation:build:)``, but builds the tree on the main actor and
+    /// re-raises each raise as it was made: synchronously on the main actor, synchronously
+    /// on a thread of its own (which the main actor awaits), or with `raiseAsync`, awaiting
+    /// main-actor handlers in route order. For apps whose coordinators are `@MainActor`.
     @MainActor
     public func runAsync(limit: Int = 20, build: @MainActor (EventBus) throws -> Any) async throws -> LiveReplayReport {
-        let recorder = TraceRecorder()
-        let bus = EventBus(recorder: recorder, process: "live-replay")
-        let kept = try build(bus)
-        var comparison = Comparison(limit: limit)
-        for action in try actions() {
-            switch action {
-            case .change(let change):
-                comparison.apply(change, on: bus)
-            case .raise(let raise):
-                guard let node = bus.node(atPath: raise.originPath) else {
-                    comparison.missingNode(raise, expected: try recordedSteps(of: raise))
-                    continue
-                }
-                recorder.clear()
-                guard try await types.raiseAsync(
+        var run = try Run(of: self, limit: limit)
+        let kept = try build(run.bus)
+        while let (raise, node) = try run.nextRaise() {
+            let types = types
+            let result: RaiseResult? = switch raise.isolation {
+            case .mainActor:
+                try types.raise(
                     typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
-                    != nil
-                else {
-                    comparison.skip(raise)
-                    continue
+            case .elsewhere:
+                try await Self.onThreadOfItsOwn { [payload = raise.payload, typeName = raise.typeName, mode = raise.mode, policy = raise.policy] in
+                    try types.raise(typeName: typeName, payload: payload, at: node, mode: mode, policy: policy)
                 }
-                comparison.compare(raise, expected: try recordedSteps(of: raise), actual: recorder.steps)
+            case .awaited:
+                try await types.raiseAsync(
+                    typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
             }
+            try run.finish(raise, raised: result != nil)
         }
         withExtendedLifetime(kept) {}
-        return comparison.report
+        return run.report
+    }
+
+    /// Runs `body` on a new thread (no actor, not the main thread) and returns its result.
+    private static func onThreadOfItsOwn<Value: Sendable>(
+        _ body: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    /// One replay in progress: the live bus, the actions left and what was found.
+    private struct Run {
+        let replay: LiveReplay
+        let recorder = TraceRecorder()
+        let bus: EventBus
+        var comparison: Comparison
+        var actions: IndexingIterator<[Action]>
+        let warnings = WarningLog()
+
+        init(of replay: LiveReplay, limit: Int) throws {
+            self.replay = replay
+            bus = EventBus(recorder: recorder, process: "live-replay")
+            comparison = Comparison(limit: limit)
+            actions = try replay.actions().makeIterator()
+            // The recording's own warnings come back when the app is unchanged: kept for the
+            // report rather than written to standard error.
+            bus.onWarning { [warnings] in warnings.append($0) }
+        }
+
+        /// Replays tree changes up to the next raise that can be re-raised, and returns it
+        /// with its node (a raise whose node the new tree lacks counts as a difference).
+        mutating func nextRaise() throws -> (LiveReplay.Recorded, EventNode)? {
+            while let action = actions.next() {
+                switch action {
+                case .change(let change):
+                    comparison.apply(change, on: bus)
+                case .raise(let raise):
+                    guard let node = bus.node(atPath: raise.originPath) else {
+                        comparison.missingNode(raise, expected: try replay.recordedSteps(of: raise))
+                        continue
+                    }
+                    recorder.clear()
+                    return (raise, node)
+                }
+            }
+            return nil
+        }
+
+        /// Compares the steps of the raise just made with the recording's (or notes that
+        /// it could not be made: its type is not registered).
+        mutating func finish(_ raise: LiveReplay.Recorded, raised: Bool) throws {
+            guard raised else { return comparison.skip(raise) }
+            comparison.compare(raise, expected: try replay.recordedSteps(of: raise), actual: recorder.steps)
+        }
+
+        /// What the replay found.
+        var report: LiveReplayReport { comparison.report(warnings: warnings.lines) }
     }
 
     /// The recorded raises of the app and the tree changes to replay, in recorded order.
@@ -175,7 +218,8 @@ public struct LiveReplay {
                 if firstRaise == nil { firstRaise = event.id.rawValue }
                 actions.append(.raise(Recorded(
                     event: event, id: event.id, typeName: event.typeName, payload: event.payload ?? "{}",
-                    originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy)))
+                    originPath: tree.path(of: event.origin), mode: event.mode, policy: event.policy,
+                    isolation: event.isolation ?? .mainActor)))
                 busyUntil = max(busyUntil, event.finishedSeq ?? event.id.rawValue)
             }
             try events.advance()
@@ -191,6 +235,17 @@ public struct LiveReplay {
     }
 }
 
+/// The warnings a live replay's bus gave, in order.
+private final class WarningLog: @unchecked Sendable {
+    // Safe: `stored` is read and written only with `lock` held.
+    private let lock = Lock()
+    private var stored: [String] = []
+
+    func append(_ line: String) { lock.withLock { stored.append(line) } }
+
+    var lines: [String] { lock.withLock { stored } }
+}
+
 /// Gathers what a live replay found.
 private struct Comparison {
     let limit: Int
@@ -204,9 +259,10 @@ private struct Comparison {
 
     init(limit: Int) { self.limit = limit }
 
-    var report: LiveReplayReport {
+    func report(warnings: [String]) -> LiveReplayReport {
         LiveReplayReport(
-            replayed: replayed, skipped: skipped, differences: differences, differing: differing, treeChanges: treeChanges)
+            replayed: replayed, skipped: skipped, differences: differences, differing: differing, treeChanges: treeChanges,
+            warnings: warnings)
     }
 
     mutating func skip(_ raise: LiveReplay.Recorded) {
@@ -283,6 +339,9 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
     public let differing: Int
     /// The recorded tree changes replayed into the live tree, one line each.
     public let treeChanges: [String]
+    /// The run-time warnings the new run's bus gave (see `EventBus.onWarning(_:)`), in
+    /// order: a recording's warnings come back when the code is unchanged.
+    public let warnings: [String]
 
     /// The first difference, or `nil` when the new run matched the recording.
     public var difference: Difference? { differences.first }

@@ -9,11 +9,12 @@ extension EventBus {
     ///     conversion), which then is not the outermost; `nil` to look at `outer`.
     ///   - outer: The innermost delivery of this bus on the raising thread, for a raise that
     ///     follows up nothing.
+    ///   - isolation: Where it is raised.
     @inline(never)
     func begin(
         _ box: AnyEventBox, channel: HandlerRegistration.Channel, at origin: NodeCore, mode: DeliveryMode,
         policy: FailurePolicy, answerCheck: (@Sendable (any Sendable) -> Bool)?, cause explicitCause: EventID?,
-        inherited: RecordBatch??, outer: DeliveryStack.Frame?, stack: DeliveryStack? = nil
+        inherited: RecordBatch??, outer: DeliveryStack.Frame?, stack: DeliveryStack? = nil, isolation: RaiseIsolation
     ) -> Delivery {
         let isOutermost = inherited == nil && outer == nil
         // Read before the lock; only a recording bus reads the clock.
@@ -34,7 +35,7 @@ extension EventBus {
             recorded = RaisedEvent(
                 id: id, typeName: state.seenTypes[typeIndex].info.name, payload: box.payload,
                 kind: channel == .errors ? .error : answerCheck != nil ? .request : .event, origin: origin.id, mode: mode,
-                cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt)
+                cause: cause, transformedFrom: nil, policy: policy, raisedAt: raisedAt, isolation: isolation)
         } else {
             id = EventID(rawValue: sequence.advance())
         }
@@ -87,9 +88,10 @@ extension EventBus {
         let typeIndex = state.knownType(of: box, channel: channel) ?? meetType(of: box, channel: channel)
         let id = EventID(rawValue: log.takeNumber())
         let raised = RaisedEvent(
-            id: id, typeName: state.seenTypes[typeIndex].info.name, payload: payload, origin: old.origin, mode: old.mode, cause: old.cause,
-            transformedFrom: old.id, policy: old.policy, raisedAt: log.isRecording ? raisedAt : 0,
-            isRequest: old.kind == .request)
+            id: id, typeName: state.seenTypes[typeIndex].info.name, payload: payload,
+            kind: channel == .errors ? .error : old.kind == .request ? .request : .event, origin: old.origin, mode: old.mode,
+            cause: old.cause, transformedFrom: old.id, policy: old.policy, raisedAt: log.isRecording ? raisedAt : 0,
+            isolation: old.isolation)
         log.record(.raised(raised), numbered: id.rawValue)
         lock.unlock()
         batch?.append(contentsOf: log.records)
@@ -176,7 +178,8 @@ extension EventBus {
         let depth = (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited, outer: inherited == nil ? enclosing : nil, stack: stack)
+            inherited: inherited, outer: inherited == nil ? enclosing : nil, stack: stack,
+            isolation: onMainActor ? .mainActor : .elsewhere)
         if depth > maximumNestingDepth || channel == .errors {
             limitNesting(of: &delivery, depth: depth, converting: stack.converting)
         }
@@ -246,7 +249,7 @@ extension EventBus {
         let depth = depth ?? (enclosing?.depth ?? 0) &+ 1
         var delivery = begin(
             box, channel: channel, at: origin, mode: mode, policy: policy, answerCheck: answerCheck, cause: cause,
-            inherited: inherited, outer: enclosing)
+            inherited: inherited, outer: enclosing, isolation: .awaited)
         if depth > maximumNestingDepth || channel == .errors {
             limitNesting(of: &delivery, depth: depth, converting: converting)
         }

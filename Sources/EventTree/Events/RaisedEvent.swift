@@ -24,6 +24,9 @@ public final class RaisedEvent: Sendable {
     /// When it was raised, on the bus clock's monotonic nanoseconds (0 when the bus does
     /// not record).
     public let raisedAt: Int
+    /// Where it was raised (for a transform: where the event it came from was). Known to a
+    /// recording bus only: the journal records it as the raise's thread.
+    package let isolation: RaiseIsolation
     /// ``cause`` and ``transformedFrom`` as raw ids, `Int.min` for none (an optional takes
     /// nine bytes and its padding).
     private let causeID: Int
@@ -55,7 +58,7 @@ public final class RaisedEvent: Sendable {
     /// when `payload` is an error): the payload is moved in, not looked at.
     init(
         id: EventID, typeName: String, payload: Payload, kind: Kind, origin: NodeID, mode: DeliveryMode,
-        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int
+        cause: EventID?, transformedFrom: EventID?, policy: FailurePolicy, raisedAt: Int, isolation: RaiseIsolation = .elsewhere
     ) {
         self.id = id
         self.typeName = typeName
@@ -67,6 +70,7 @@ public final class RaisedEvent: Sendable {
         self.policy = policy
         self.raisedAt = raisedAt
         self.kind = kind
+        self.isolation = isolation
     }
 
     /// What kind of value a raise carries.

@@ -102,7 +102,9 @@ extension JournalReader {
     }
 
     /// The names of the threads that raised `session`'s events, by number
-    /// (``RecordedEvent/thread``): `main`, or the name the system gave the thread.
+    /// (``RecordedEvent/thread``): `main actor` (number -1: synchronous raises on the main
+    /// actor), `awaited` (number 0: raises made with `await`), `main`, or the name the system
+    /// gave the thread.
     public func threadNames(of session: SessionID) throws(JournalError) -> [Int: String] {
         var names: [Int: String] = [:]
         try each("SELECT thread_no, name FROM j_threads WHERE session_id = ?", [.integer(session.rawValue)]) { row throws(JournalError) in

@@ -38,9 +38,20 @@ public struct RecordedEvent: Sendable, Hashable {
     /// its session's start is unknown).
     public let raisedMicroseconds: Int?
     /// The number of the thread it was raised on (the raise's outermost raise ran there),
-    /// dense per process; ``JournalReader/threadNames(of:)`` names it. `nil` when not
-    /// recorded.
+    /// dense per process from 1; ``JournalReader/threadNames(of:)`` names it. -1 for a
+    /// synchronous raise on the main actor and 0 for an awaited one, whatever threads ran
+    /// them (see ``isolation``); `nil` when not recorded.
     public let thread: Int?
+
+    /// Where it was raised, as its ``thread`` says; `nil` when not recorded.
+    public var isolation: RaiseIsolation? {
+        guard let thread else { return nil }
+        return switch thread {
+        case RaisingThread.mainActor: .mainActor
+        case RaisingThread.awaited: .awaited
+        default: .elsewhere
+        }
+    }
 
     /// Where a raise was stopped (consumed, answered, converted) or failed first.
     public struct Stop: Sendable, Hashable {

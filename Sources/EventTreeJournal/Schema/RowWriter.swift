@@ -318,6 +318,8 @@ final class RowWriter {
             }
         case .raised(let raised):
             count.events += 1
+            // A raise on the main actor or awaited is journaled as such, whatever thread ran it.
+            let thread = RaisingThread.number(of: raised.isolation, on: thread)
             if let thread {
                 let key = ThreadKey(session: session, number: thread)
                 if key != model.lastNamedThread {
@@ -673,6 +675,7 @@ final class RowWriter {
     /// The name thread `number` had when it was numbered (it never changes after), kept
     /// here after the first lookup.
     private func threadName(_ number: Int) -> String {
+        guard number >= 0 else { return RaisingThread.name(of: number) }
         if number < threadNames.count, let name = threadNames[number] { return name }
         let name = RaisingThread.name(of: number)
         if number >= threadNames.count { threadNames += Array(repeating: nil, count: number + 1 - threadNames.count) }

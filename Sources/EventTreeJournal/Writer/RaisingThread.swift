@@ -13,9 +13,36 @@ enum RaisingThread {
         return number != 0 ? number : numberCurrentThread()
     }
 
+    /// The number a synchronous raise on the main actor is journaled under, whatever thread
+    /// ran it (the main actor need not run on the main thread): -1, named ``mainActorName``.
+    static let mainActor = -1
+
+    /// The name of ``mainActor``.
+    static let mainActorName = "main actor"
+
+    /// The number a raise made with `await` is journaled under, whatever threads its steps
+    /// ran on: 0, named ``awaitedName``. Threads are numbered from 1.
+    static let awaited = 0
+
+    /// The name of ``awaited``.
+    static let awaitedName = "awaited"
+
+    /// The number a raise made where `isolation` says is journaled under, when it was
+    /// handed over on thread `thread`.
+    @inline(__always)
+    static func number(of isolation: RaiseIsolation, on thread: Int?) -> Int? {
+        switch isolation {
+        case .mainActor: mainActor
+        case .awaited: awaited
+        case .elsewhere: thread
+        }
+    }
+
     /// The name thread `number` had when it was numbered.
     static func name(of number: Int) -> String {
-        names.name(of: number) ?? "thread \(number)"
+        if number == mainActor { return mainActorName }
+        if number == awaited { return awaitedName }
+        return names.name(of: number) ?? "thread \(number)"
     }
 
     /// The calling thread's name as the system knows it (Dispatch names its workers).
