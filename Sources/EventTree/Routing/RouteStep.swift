@@ -1,12 +1,12 @@
 /// One stop of a route: a node and the phase in which its handlers see the event.
-public struct RouteStep<Node: Hashable>: Hashable {
+package struct RouteStep<Node: Hashable>: Hashable {
     /// The node visited.
-    public var node: Node
+    package var node: Node
     /// The phase of the visit.
-    public var phase: Phase
+    package var phase: Phase
 
     /// Creates a step.
-    public init(node: Node, phase: Phase) {
+    package init(node: Node, phase: Phase) {
         self.node = node
         self.phase = phase
     }

@@ -4,7 +4,7 @@
 /// Live delivery conforms a copy-on-write snapshot of the bus's tree taken when an event
 /// is raised; replay conforms the tree it rebuilds from a journal. Both are handed to the
 /// same ``Router``, so the rules of delivery exist once.
-public protocol RouteTree {
+package protocol RouteTree {
     /// A node's identity in this tree.
     associatedtype Node: Hashable
 

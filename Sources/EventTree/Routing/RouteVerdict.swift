@@ -6,37 +6,37 @@
 /// `Handler` is whatever identifies a call's handler to the caller (a ``HandlerSite`` live,
 /// a recorded handler in replay). Inlinable (and frozen), so that each caller gets a copy
 /// specialized for its handler type: replay feeds it millions of calls. Its state is
-/// public for that reason; change it only through ``apply(_:by:)``.
+/// visible to the package for that reason; change it only through ``apply(_:by:)``.
 @frozen
-public struct RouteVerdict<Handler: Sendable>: Sendable {
+package struct RouteVerdict<Handler: Sendable>: Sendable {
     /// The channel the route travels on.
-    public let channel: HandlerRegistration.Channel
+    package let channel: HandlerRegistration.Channel
     /// Whether the raise is a request (which ends `unanswered` when nobody answers).
-    public let isRequest: Bool
+    package let isRequest: Bool
     /// What a failing call does to the route.
-    public let policy: FailurePolicy
+    package let policy: FailurePolicy
     /// For a what-if: consumptions are recorded as acting but do not stop the route.
-    public let ignoresConsumption: Bool
+    package let ignoresConsumption: Bool
 
     /// The handler that stopped the route (consumed, answered, converted, failed under
     /// policy `stop`) and how.
-    public var stop: (handler: Handler, outcome: Outcome.Kind)?
+    package var stop: (handler: Handler, outcome: Outcome.Kind)?
     /// The first handler that failed.
-    public var firstFailure: Handler?
+    package var firstFailure: Handler?
     /// Whether any call acted (a failure counts).
-    public var acted = false
+    package var acted = false
     /// Whether any call acted without failing (what catching an error means).
-    public var actedWithoutFailing = false
+    package var actedWithoutFailing = false
     /// The route stops once the current step's remaining handlers have run.
-    public var stopsAfterStep = false
+    package var stopsAfterStep = false
     /// The route stops now: not even the current node's remaining handlers run.
-    public var isStopped = false
+    package var isStopped = false
     /// The bus refused the raise before its first step: it ends `failed`, naming no handler.
-    public var isRefused = false
+    package var isRefused = false
 
     /// A verdict before any call.
     @inlinable
-    public init(
+    package init(
         channel: HandlerRegistration.Channel, isRequest: Bool, policy: FailurePolicy, ignoresConsumption: Bool = false
     ) {
         self.channel = channel
@@ -46,7 +46,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     }
 
     /// What a call's outcome means for the route.
-    public enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// Delivery goes on.
         case goOn
         /// The route now carries the transformed event (event channel).
@@ -61,7 +61,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// - Returns: What the caller must do beyond stopping (see ``isStopped`` and
     ///   ``stopsAfterStep``).
     @inlinable @inline(__always) @discardableResult
-    public mutating func apply(_ outcome: Outcome.Kind, by handler: @autoclosure () -> Handler) -> Effect {
+    package mutating func apply(_ outcome: Outcome.Kind, by handler: @autoclosure () -> Handler) -> Effect {
         if outcome.isActing { acted = true }
         if outcome.isActing && outcome != .failed { actedWithoutFailing = true }
         switch outcome {
@@ -104,7 +104,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// `failed`. Acting, so that a refused event is no dead letter; never catching, so that a
     /// refused error is an unhandled one.
     @inlinable
-    public mutating func refuse() {
+    package mutating func refuse() {
         isRefused = true
         isStopped = true
         acted = true
@@ -115,7 +115,7 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
     /// request, `unanswered`; otherwise `delivered` when some handler acted (on the error
     /// channel: acted without failing) and `unhandled` when none did.
     @inlinable
-    public var status: RaiseStatus.Kind {
+    package var status: RaiseStatus.Kind {
         if let stop {
             switch stop.outcome {
             case .answered: return .answered
@@ -130,11 +130,11 @@ public struct RouteVerdict<Handler: Sendable>: Sendable {
 
     /// Whether nobody acted on the event (a dead letter) or caught the error.
     @inlinable
-    public var isUnattended: Bool {
+    package var isUnattended: Bool {
         channel == .errors ? !actedWithoutFailing : !acted
     }
 
     /// The handler the result names: the one that stopped the route, or the first failure.
     @inlinable
-    public var namedHandler: Handler? { stop?.handler ?? firstFailure }
+    package var namedHandler: Handler? { stop?.handler ?? firstFailure }
 }

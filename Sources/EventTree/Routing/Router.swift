@@ -9,7 +9,7 @@
 /// A route is a pure function of a tree, an origin and a mode. Its cost is proportional
 /// to the length of the route (plus, for filtered `descend` routes, the part of the
 /// subtree it has to look at): bubbling up a deep tree never walks the whole tree.
-public enum Router {
+package enum Router {
     /// The ordered steps an event raised at `origin` with `mode` visits.
     ///
     /// - Parameters:
@@ -18,7 +18,7 @@ public enum Router {
     ///   - tree: The tree as it stood when the event was raised. It must be acyclic.
     /// - Returns: The steps in delivery order.
     @inlinable
-    public static func route<Tree: RouteTree>(
+    package static func route<Tree: RouteTree>(
         from origin: Tree.Node, mode: DeliveryMode, in tree: Tree
     ) -> [RouteStep<Tree.Node>] {
         var steps: [RouteStep<Tree.Node>] = []
@@ -37,7 +37,7 @@ public enum Router {
 ///   node of its tree, depth-first, pre-order, children in attach order.
 /// - `descend`: target, then propagate through the origin's descendants: every level, the
 ///   first node with a matching handler on each branch, or the deepest level that has one.
-public struct RouteWalk<Tree: RouteTree> {
+package struct RouteWalk<Tree: RouteTree> {
     @usableFromInline let tree: Tree
     @usableFromInline let origin: Tree.Node
     @usableFromInline let mode: DeliveryMode
@@ -58,7 +58,7 @@ public struct RouteWalk<Tree: RouteTree> {
 
     /// A walk over the route of an event raised at `origin` with `mode` in `tree`.
     @inlinable
-    public init(from origin: Tree.Node, mode: DeliveryMode, in tree: Tree) {
+    package init(from origin: Tree.Node, mode: DeliveryMode, in tree: Tree) {
         self.tree = tree
         self.origin = origin
         self.mode = mode
@@ -67,7 +67,7 @@ public struct RouteWalk<Tree: RouteTree> {
 
     /// The next step, or `nil` at the end of the route.
     @inlinable
-    public mutating func next() -> RouteStep<Tree.Node>? {
+    package mutating func next() -> RouteStep<Tree.Node>? {
         switch stage {
         case .start:
             if case .dispatch = mode {
@@ -107,7 +107,7 @@ public struct RouteWalk<Tree: RouteTree> {
     /// with no handler for the event). Bubbling climbs straight past rejected nodes, so that
     /// a long route with few listeners costs a few instructions per node.
     @inlinable
-    public mutating func next(skipping skip: (Tree.Node) -> Bool) -> RouteStep<Tree.Node>? {
+    package mutating func next(skipping skip: (Tree.Node) -> Bool) -> RouteStep<Tree.Node>? {
         while true {
             if case .bubbling = stage {
                 while let parent = tree.parent(of: node) {
