@@ -19,14 +19,14 @@ public final class RaisedEvent: Sendable {
     /// with ``EventNode/request(_:mode:onFailure:isolation:)`` (which expects an answer),
     /// an event otherwise.
     public let kind: Kind
+    /// Where it was raised (for a transform: where the event it came from was). Known to a
+    /// recording bus only: the journal records it as the raise's thread.
+    package let isolation: RaiseIsolation
     /// The node it was raised at.
     public let origin: NodeID
     /// When it was raised, on the bus clock's monotonic nanoseconds (0 when the bus does
     /// not record).
     public let raisedAt: Int
-    /// Where it was raised (for a transform: where the event it came from was). Known to a
-    /// recording bus only: the journal records it as the raise's thread.
-    package let isolation: RaiseIsolation
     /// ``cause`` and ``transformedFrom`` as raw ids, `Int.min` for none (an optional takes
     /// nine bytes and its padding).
     private let causeID: Int
