@@ -18,7 +18,8 @@ struct Upgrade: TerminalCommand {
         let before: Int
         do {
             before = try JournalReader(path: journal).schemaVersion
-        } catch .olderVersion(_, let found, _) {
+        } catch {
+            guard error.code == .olderVersion, let found = error.schemaVersion else { throw error }
             before = found
         }
         guard before < Journal.schemaVersion else {

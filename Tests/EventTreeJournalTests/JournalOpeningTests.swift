@@ -206,11 +206,11 @@ func execute(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_s
                 _ = try JournalReader(path: path)
                 Issue.record("a truncated journal opened")
             } catch let error as JournalError {
-                guard case .corrupt(let errorPath, _) = error else {
+                guard error.code == .corrupt else {
                     Issue.record("expected .corrupt, got \(error)")
                     return
                 }
-                #expect(errorPath == path)
+                #expect(error.path == path)
                 #expect(error.description.hasPrefix("\(path) is damaged or truncated: "))
             } catch {
                 Issue.record("unexpected \(error)")

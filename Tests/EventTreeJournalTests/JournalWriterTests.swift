@@ -293,7 +293,7 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
                 try journal.flush()
                 Issue.record("flush succeeded on a full journal")
             } catch let error as JournalError {
-                guard case .writeFailed(_, let pending, let cause) = error else {
+                guard error.code == .writeFailed, let pending = error.count, let cause = error.cause else {
                     Issue.record("expected writeFailed, got \(error)")
                     return
                 }
@@ -467,7 +467,8 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
                 try journal.close()
                 Issue.record("close succeeded on a full disk")
             } catch {
-                guard case .recordsLost(path, 30, let cause?) = error, cause.isDiskFull else {
+                guard error.code == .recordsLost, error.path == path, error.count == 30, let cause = error.cause, cause.isDiskFull
+                else {
                     Issue.record("expected 30 records lost to a full disk, got \(error)")
                     return
                 }

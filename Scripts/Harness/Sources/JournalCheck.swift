@@ -17,7 +17,7 @@ struct JournalCheck {
         do {
             return try JournalReader(path: path)
         } catch let error {
-            if case .olderVersion = error, acceptingOlder { return nil }
+            if error.code == .olderVersion, acceptingOlder { return nil }
             throw error
         }
     }
@@ -64,7 +64,7 @@ struct JournalCheck {
                 }
             }
             if !bad.isEmpty { problems.append("replay: \(bad.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))") }
-        } catch JournalError.empty where acknowledged.isEmpty {
+        } catch let error as JournalError where error.code == .empty && acknowledged.isEmpty {
             // Cut while the journal was being created: nothing was promised yet.
         } catch {
             problems.append("cannot read: \(error)")

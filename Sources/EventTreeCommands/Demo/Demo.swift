@@ -92,7 +92,7 @@ struct Demo: TerminalCommand {
         guard FileManager.default.fileExists(atPath: path) else { return }
         do {
             _ = try JournalReader(path: path)
-        } catch .empty, .olderVersion, .newerVersion, .editedMigration {
+        } catch where [.empty, .olderVersion, .newerVersion, .editedMigration].contains(error.code) {
             // An empty file holds nothing to lose; a demo journal of another version is a journal.
         } catch {
             throw CommandFailure(message: "\(path) exists and is not an EventTree journal (\(error)); choose another path with --journal")
