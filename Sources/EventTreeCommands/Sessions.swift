@@ -16,7 +16,7 @@ struct Sessions: TerminalCommand {
         let reader = try JournalReader(path: journal)
         let table = Table(
             columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped", "host", "app_version"],
-            rows: try Replayer.sessions(in: reader).map { session in
+            rows: try reader.sessions().map { session in
                 [.integer(session.id.rawValue), .text(session.startedAt), .init(session.endedAt), .text(session.process),
                  .integer(session.events), .integer(session.steps), .integer(session.dropped), .text(session.host),
                  .init(session.appVersion)]

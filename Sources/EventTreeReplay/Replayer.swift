@@ -28,22 +28,7 @@ public final class Replayer {
 
     /// The journal's sessions, oldest first.
     public func sessions() throws -> [SessionSummary] {
-        try Self.sessions(in: reader)
-    }
-
-    /// The sessions of the journal `reader` reads, oldest first, without reading its
-    /// registrations (a long history registers many handlers).
-    public static func sessions(in reader: JournalReader) throws -> [SessionSummary] {
-        var sessions: [SessionSummary] = []
-        try reader.forEachRow(
-            "SELECT session_id, started_at, ended_at, process, events, steps, dropped, host, app_version FROM sessions ORDER BY session_id"
-        ) { row in
-            sessions.append(SessionSummary(
-                id: SessionID(rawValue: try reader.checkedSeq(row.int(0), "a session")), startedAt: row.text(1) ?? "", endedAt: row.text(2),
-                process: row.text(3) ?? "", events: row.int(4), steps: row.int(5), dropped: row.int(6),
-                host: row.text(7) ?? "", appVersion: row.text(8)))
-        }
-        return sessions
+        try reader.sessions()
     }
 
     /// The session `id`, or the journal's last session when `id` is `nil`.

@@ -129,7 +129,7 @@ public struct TraceExport: Sendable {
             }
         }
         Self.settleNesting(&slices)
-        let process = try Replayer.sessions(in: reader).first { $0.id == session }?.process
+        let process = try reader.sessions().first { $0.id == session }?.process
         return SessionTrace(
             pid: session.rawValue, process: "session \(session.rawValue)" + (process.map { ": " + $0 } ?? ""),
             threadNames: try reader.threadNames(of: session), slices: slices, raiseIndex: raiseIndex, links: links)

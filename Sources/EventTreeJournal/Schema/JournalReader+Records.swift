@@ -61,6 +61,20 @@ extension JournalReader {
 
     // MARK: Sessions
 
+    /// The journal's sessions as the `sessions` view lists them, oldest first.
+    public func sessions() throws(JournalError) -> [SessionSummary] {
+        var sessions: [SessionSummary] = []
+        try each(
+            "SELECT session_id, started_at, ended_at, process, events, steps, dropped, host, app_version FROM sessions ORDER BY session_id"
+        ) { row throws(JournalError) in
+            sessions.append(SessionSummary(
+                id: SessionID(rawValue: try checkedSeq(row.int(0), "a session")), startedAt: row.text(1) ?? "",
+                endedAt: row.text(2), process: row.text(3) ?? "", events: row.int(4), steps: row.int(5), dropped: row.int(6),
+                host: row.text(7) ?? "", appVersion: row.text(8)))
+        }
+        return sessions
+    }
+
     /// The ids of the journal's sessions, oldest first.
     public func sessionIDs() throws(JournalError) -> [SessionID] {
         var ids: [SessionID] = []

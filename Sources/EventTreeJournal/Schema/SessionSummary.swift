@@ -4,7 +4,7 @@ import EventTree
 public struct SessionSummary: Sendable, Hashable {
     /// The session's id.
     public let id: SessionID
-    /// When it started (`YYYY-MM-DD HH:MM:SS.SSS`, UTC).
+    /// When it started (ISO-8601 UTC, `2026-11-23T17:20:51.123Z`).
     public let startedAt: String
     /// When it ended, if it did.
     public let endedAt: String?
