@@ -4,6 +4,7 @@
 //   swift run -c release --package-path Benchmarks eventtree-bench --quick    smoke pass (CI)
 //   … --filter writer       only the measures whose name contains "writer"
 //   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
+//   … --commands [--scale 7] the tool's commands on demo journals of 10⁵ raises and up (by hand)
 //   … --instructions        marginal instruction counts under callgrind, checked against floors
 //   … --instructions --workloads [--save FILE] [--compare FILE]
 //                           and every workload's, kept in FILE or compared with a kept run (~10 min)
@@ -24,6 +25,17 @@ if let path = option("--replay-child") {
 }
 if let steps = option("--scaling-child").flatMap(Int.init) {
     try Scaling.child(steps: steps)
+    exit(0)
+}
+
+if let index = arguments.firstIndex(of: "--command-child") {
+    CommandScaling.child(Array(arguments[(index + 1)...]))
+    exit(0)
+}
+if arguments.contains("--commands") {
+    print(machineLine())
+    try CommandScaling.run(exponents: 5...(option("--scale").flatMap(Int.init) ?? 6))
+    try? FileManager.default.removeItem(atPath: scratch)
     exit(0)
 }
 
