@@ -145,4 +145,20 @@ final class FeedApp {
                 """)
         }
     }
+
+    /// `run` raises with its caller's isolation: from the main actor, main-actor handlers are
+    /// called (a nonisolated raise inside it would fail them all, and differ at every step).
+    @Test @MainActor func theSynchronousRunOnTheMainActorCallsMainActorHandlers() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = FeedApp(bus: bus)
+            app.app.raise(Theme(), mode: .broadcast)
+            _ = app.profile.request(CurrentUser())
+            try journal.flush()
+            let report = try LiveReplay(journal: journal.path, types: FeedApp.types).run { bus in FeedApp(bus: bus) }
+            #expect(report.replayed == 2)
+            #expect(report.differences.isEmpty, "\(report)")
+            #expect(report.warnings.isEmpty)
+        }
+    }
 }
