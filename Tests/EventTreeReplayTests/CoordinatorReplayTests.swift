@@ -73,9 +73,12 @@ final class FeedApp {
         return types
     }
 
-    /// A session as the app makes it: on the main actor, from a background thread with a
-    /// synchronous raise (which fails at the main-actor handler), and awaited from a task.
-    static func record(on bus: EventBus) async {
+    /// A session as the app makes it, recorded into `journal`: on the main actor, from a
+    /// background thread with a synchronous raise (which fails at the main-actor handler, and
+    /// warns), and awaited from a task.
+    static func record(into journal: Journal) async throws {
+        let bus = EventBus(recorder: journal)
+        bus.onWarning { _ in }
         let app = FeedApp(bus: bus)
         app.app.raise(Theme(), mode: .broadcast)
         _ = app.profile.request(CurrentUser())
@@ -90,16 +93,14 @@ final class FeedApp {
         }
         _ = await Task.detached { await feed.raiseAsync(SyncFinished()) }.value
         withExtendedLifetime(app) {}
+        try journal.flush()
     }
 }
 
 @Suite struct CoordinatorReplayTests {
     @Test @MainActor func aCoordinatorAppsSessionReplaysUnchangedWithoutDifferenceAndEachRaiseOnItsThreadKind() async throws {
         try await withTemporaryJournal { journal in
-            let bus = EventBus(recorder: journal)
-            bus.onWarning { _ in }
-            await FeedApp.record(on: bus)
-            try journal.flush()
+            try await FeedApp.record(into: journal)
 
             // Where each raise was made, as the journal says.
             let reader = try JournalReader(path: journal.path)
@@ -126,10 +127,7 @@ final class FeedApp {
 
     @Test @MainActor func aChangedErrorHandlerDiffersAtExactlyTheRaiseWhoseErrorItConverted() async throws {
         try await withTemporaryJournal { journal in
-            let bus = EventBus(recorder: journal)
-            bus.onWarning { _ in }
-            await FeedApp.record(on: bus)
-            try journal.flush()
+            try await FeedApp.record(into: journal)
             let report = try await LiveReplay(journal: journal.path, types: FeedApp.types).runAsync { bus in
                 FeedApp(bus: bus, convertsErrors: false)
             }
