@@ -90,7 +90,7 @@ public struct TraceExport: Sendable {
             if let raised = event.raisedMicroseconds {
                 raiseIndex[event.id] = slices.count
                 slices.append(Slice(
-                    name: event.typeName, category: event.kind.description, thread: event.thread ?? 0,
+                    name: event.typeName, category: event.kind.description, thread: Self.track(of: event.thread),
                     start: Double(raised), end: Double(raised),
                     arguments: [("event", String(event.id.rawValue)), ("mode", event.mode.description),
                                 ("result", event.result.rawValue)],
@@ -147,9 +147,10 @@ public struct TraceExport: Sendable {
             }
         }
         metadata("process_name", thread: 0, value: trace.process)
-        for thread in Set(trace.slices.map(\.thread)).sorted() {
-            metadata("thread_name", thread: thread,
-                     value: thread == 0 ? "raises (thread not recorded)" : trace.threadNames[thread] ?? "thread \(thread)")
+        for track in Set(trace.slices.map(\.thread)).sorted() {
+            let thread = track - Self.trackOffset
+            metadata("thread_name", thread: track,
+                     value: track == Self.unrecordedTrack ? "raises (thread not recorded)" : trace.threadNames[thread] ?? "thread \(thread)")
         }
         for slice in trace.slices {
             json.object { json in
@@ -189,6 +190,18 @@ public struct TraceExport: Sendable {
                 flow(link.name, from: trace.slices[from], to: trace.slices[to])
             }
         }
+    }
+
+    /// The track (`tid`) of raises whose thread was not recorded.
+    private static let unrecordedTrack = 0
+    /// What a journal's thread number is moved by to make its track: -1 (`main actor`) is
+    /// track 1, 0 (`awaited`) track 2, the threads (from 1) follow. Trace viewers drop a
+    /// negative `tid`.
+    private static let trackOffset = 2
+
+    /// The track of the journal's thread number `thread`.
+    private static func track(of thread: Int?) -> Int {
+        thread.map { $0 + trackOffset } ?? unrecordedTrack
     }
 
     /// Makes the slices of each track nest properly: a raise lasts until the last call or

@@ -136,6 +136,33 @@ import Testing
         }
     }
 
+    /// A raise on the main actor and an awaited one get tracks of their own, named as the
+    /// journal names them, with ids a trace viewer keeps (it drops a negative `tid`). A raise
+    /// nested in an awaited one is on the awaited track too: where its outermost raise was made.
+    @Test @MainActor func mainActorAndAwaitedRaisesGetNamedTracksAndNestedRaisesTheirOutermosts() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(NamedEvent.self, label: "h") { event, context in
+                if event.name == "outer" { context.node?.raise(NamedEvent("inner")) }
+                return .handled
+            }
+            app.raise(NamedEvent("on the main actor"))
+            await app.raiseAsync(NamedEvent("outer"))
+            bus.end()
+            try journal.flush()
+            let threads = try JournalReader(path: journal.path).rows("SELECT thread FROM event_history ORDER BY seq")
+                .map { $0[0].string }
+            #expect(threads == ["main actor", "awaited", "awaited"])
+            let events = try Self.traceEvents(runCommand(["export", journal.path, "--format", "chrome-trace"]).stdout)
+            let names = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+            #expect(names == ["main actor", "awaited"])
+            let tracks = Set(events.filter { $0["ph"] as? String == "X" }.compactMap { $0["tid"] as? Int })
+            #expect(tracks == [1, 2])
+            #expect(Self.slicesNest(events))
+        }
+    }
+
     @Test func jsonLinesHoldEveryRecordInSeqOrder() async throws {
         try await withDemoJournal { path in
             let result = runCommand(["export", path, "--format", "jsonl"])

@@ -20,7 +20,8 @@ public final class RaisedEvent: Sendable {
     /// an event otherwise.
     public let kind: Kind
     /// Where it was raised (for a transform: where the event it came from was). Known to a
-    /// recording bus only: the journal records it as the raise's thread.
+    /// recording bus only: the journal records an outermost raise's as the thread of every
+    /// raise it led to.
     package let isolation: RaiseIsolation
     /// The node it was raised at.
     public let origin: NodeID

@@ -37,10 +37,10 @@ public struct RecordedEvent: Sendable, Hashable {
     /// When it was raised: microseconds from its session's start (`nil` when
     /// its session's start is unknown).
     public let raisedMicroseconds: Int?
-    /// The number of the thread it was raised on (the raise's outermost raise ran there),
-    /// dense per process from 1; ``JournalReader/threadNames(of:)`` names it. -1 for a
-    /// synchronous raise on the main actor and 0 for an awaited one, whatever threads ran
-    /// them (see ``isolation``); `nil` when not recorded.
+    /// Where its outermost raise was made: the number of the thread it ran on, dense per
+    /// process from 1, -1 for a synchronous raise on the main actor and 0 for an awaited
+    /// one, whatever threads ran them (see ``isolation``); ``JournalReader/threadNames(of:)``
+    /// names it. `nil` when not recorded.
     public let thread: Int?
 
     /// Where it was raised, as its ``thread`` says; `nil` when not recorded.

@@ -187,9 +187,15 @@ final class RowWriter {
                 // array and the copy destroyed.
                 try batch.records.withUnsafeBufferPointer { (records) throws(SQLiteError) in
                     guard let first = records.baseAddress else { return }
+                    // Every raise of the batch is journaled where its outermost raise (the
+                    // batch's first record) was made: on the main actor, awaited, or on the
+                    // thread that handed the batch over.
+                    var thread = batch.thread
+                    if case .raised(let outermost) = first.pointee.fact {
+                        thread = RaisingThread.number(of: outermost.isolation, on: thread)
+                    }
                     for index in records.indices {
-                        try apply(
-                            first + index, session: batch.session, thread: batch.thread, count: &count, endsSession: &endedSession)
+                        try apply(first + index, session: batch.session, thread: thread, count: &count, endsSession: &endedSession)
                     }
                 }
                 try closeRuns()
@@ -318,8 +324,6 @@ final class RowWriter {
             }
         case .raised(let raised):
             count.events += 1
-            // A raise on the main actor or awaited is journaled as such, whatever thread ran it.
-            let thread = RaisingThread.number(of: raised.isolation, on: thread)
             if let thread {
                 let key = ThreadKey(session: session, number: thread)
                 if key != model.lastNamedThread {
