@@ -8,8 +8,8 @@ struct Export: TerminalCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export a journal for other tools: a trace for Perfetto and chrome://tracing, or JSON Lines.",
         discussion: """
-            chrome-trace: the Trace Event format (JSON); each session a process, each thread a track, a slice \
-            per raise and per handler call, arrows from raises to their calls and from causes to what they \
+            chrome-trace: the Trace Event format (JSON); each session a process, each thread a track (and one \
+            each for raises on the main actor and awaited raises), a slice per raise and per handler call, arrows from raises to their calls and from causes to what they \
             raised. jsonl: every record, one JSON object per line, in seq order.
             """)
 

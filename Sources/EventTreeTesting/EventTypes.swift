@@ -52,7 +52,7 @@ public struct EventTypes: Sendable {
         return try raiser(Data(payload.utf8), node, mode, policy, isolation)
     }
 
-    /// Like ``raise(typeName:payload:at:mode:policy:)``, awaiting main-actor handlers.
+    /// Like ``raise(typeName:payload:at:mode:policy:isolation:)``, awaiting main-actor handlers.
     func raiseAsync(
         typeName: String, payload: String, at node: EventNode, mode: DeliveryMode, policy: FailurePolicy
     ) async throws -> RaiseResult? {

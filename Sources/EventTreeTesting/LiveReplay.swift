@@ -22,9 +22,10 @@ import Foundation
 /// - Where: ``runAsync(limit:build:)`` re-raises each one as it was made: synchronously on
 ///   the main actor, synchronously on a thread of its own, or awaited (`raiseAsync`), as the
 ///   journal's thread column says. So a synchronous raise that reached a main-actor handler
-///   off the main actor fails there again, as it did in the recording. ``run(limit:isolation:build:)``
-///   re-raises every one synchronously on the calling thread: for apps without main-actor
-///   handlers, where the thread makes no difference.
+///   off the main actor fails there again, as it did in the recording.
+///   ``run(limit:isolation:build:)`` re-raises every one synchronously on the calling thread,
+///   with its isolation: enough for apps whose raises were all made where it is called (on
+///   the main actor, or anywhere when no handler is isolated to the main actor).
 /// - The tree: `build` makes it, as the app does at launch. Tree changes recorded after
 ///   the first raise and outside any raise (the app's own code moving, renaming or
 ///   releasing nodes, say when a screen is dismissed) are replayed into the live tree at

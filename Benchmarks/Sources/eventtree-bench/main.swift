@@ -34,7 +34,7 @@ if let index = arguments.firstIndex(of: "--command-child") {
 }
 if arguments.contains("--commands") {
     print(machineLine())
-    try CommandScaling.run(exponents: 5...(option("--scale").flatMap(Int.init) ?? 6))
+    try CommandScaling.run(exponents: 5...max(5, option("--scale").flatMap(Int.init) ?? 6))
     try? FileManager.default.removeItem(atPath: scratch)
     exit(0)
 }
