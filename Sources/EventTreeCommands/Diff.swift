@@ -49,14 +49,21 @@ struct Diff: TerminalCommand {
                 ("origin_path", .string(raise.originPath)), ("fate", .string(raise.fate)),
             ])
         }
+        func step(_ step: TraceStep) -> JSONValue {
+            .object([
+                ("step", step.number.map(JSONValue.integer) ?? .null), ("event_type", .string(step.eventType)),
+                ("node_path", .string(step.nodePath)), ("phase", .string("\(step.phase)")),
+                ("handler_label", step.handlerLabel.map(JSONValue.string) ?? .null), ("outcome", .string(step.outcome)),
+            ])
+        }
         return .object([
             ("same", .bool(diff.isSame)), ("paired", .integer(diff.paired)),
             ("changed", .array(diff.changed.map { change in
                 .object([
                     ("old", raise(change.old)), ("new", raise(change.new)),
-                    ("first_differing_step", change.firstDifferingStep.map { .integer($0 + 1) } ?? .null),
-                    ("old_steps", .array(change.old.steps.map(JSONValue.string))),
-                    ("new_steps", .array(change.new.steps.map(JSONValue.string))),
+                    ("first_differing_step", change.steps.firstDifferingStep.map(step) ?? .null),
+                    ("old_steps", .array(change.old.steps.map(step))),
+                    ("new_steps", .array(change.new.steps.map(step))),
                 ])
             })),
             ("removed", .array(diff.removed.map(raise))), ("added", .array(diff.added.map(raise))),

@@ -22,8 +22,9 @@ public struct RecordingDiff: Sendable {
         public let originPath: String
         /// How it ended, with the handler that stopped or answered it (`consumed by gate`).
         public let fate: String
-        /// The steps it led to, as `delivery_history` lists them.
-        public let steps: [String]
+        /// The steps it led to (its own and those of the raises it caused, in recorded
+        /// order), each numbered as `explain` numbers its event's route.
+        public let steps: [TraceStep]
 
         /// What pairs it with a raise of the other recording.
         var key: String { "\(typeName) at \(originPath)" }
@@ -41,13 +42,15 @@ public struct RecordingDiff: Sendable {
         /// How their steps differ.
         public var steps: StepDiff { StepDiff(old: old.steps, new: new.steps) }
 
-        /// The first step that differs (0-based), or `nil` when only the result does.
-        public var firstDifferingStep: Int? { steps.firstDifference }
+        /// The first step that differs, named as `explain` numbers it (`step 2`, or `step 3
+        /// of LoadFailed` for a step of an event the raise led to), or `nil` when only the
+        /// result does.
+        public var firstDifferingStep: String? { steps.firstDifferingStepName(raiseType: old.typeName) }
 
         /// The pair, its fates, and a −/+ diff of its steps.
         public var description: String {
             var text = "event \(old.id.rawValue) -> \(new.id.rawValue) (\(old.typeName) at \(old.originPath)): \(old.fate) -> \(new.fate)"
-            if let step = firstDifferingStep { text += ", from step \(step + 1)" }
+            if let step = firstDifferingStep { text += ", from \(step)" }
             let diff = steps.text
             return diff.isEmpty ? text : text + "\n" + diff
         }
@@ -97,21 +100,9 @@ public struct RecordingDiff: Sendable {
         self.added = added
     }
 
-    /// The raises the app made itself in a session (not those its handlers made, nor
-    /// transforms or errors), with their fates and steps.
+    /// The raises the app made itself in a session, with their fates and steps.
     static func raises(in path: String, session: SessionID?) throws -> [Raise] {
-        let replayer = try Replayer(journal: path)
-        let summary = try replayer.session(session)
-        var raises: [Raise] = []
-        try replayer.replay(session: summary.id) { finding in
-            let event = finding.event
-            guard event.cause == nil, event.transformedFrom == nil, event.kind != .error else { return }
-            let stopper = finding.stoppedBy.map { " by \($0.label)" } ?? ""
-            raises.append(Raise(
-                id: event.id, typeName: event.typeName, originPath: finding.originPath, fate: "\(event.result)\(stopper)",
-                steps: try replayer.reader.steps(ofRaise: event, session: summary.id).map(\.description)))
-        }
-        return raises
+        try Replayer(journal: path).appRaises(session: session)
     }
 
     /// The same diff with every recorded text (type names, paths, labels, steps) passed
@@ -120,7 +111,7 @@ public struct RecordingDiff: Sendable {
         func map(_ raise: Raise) -> Raise {
             Raise(
                 id: raise.id, typeName: transform(raise.typeName), originPath: transform(raise.originPath),
-                fate: transform(raise.fate), steps: raise.steps.map(transform))
+                fate: transform(raise.fate), steps: raise.steps.map { $0.mappingText(transform) })
         }
         return RecordingDiff(
             paired: paired, changed: changed.map { Change(old: map($0.old), new: map($0.new)) },
@@ -144,21 +135,42 @@ public struct RecordingDiff: Sendable {
     }
 }
 
-extension JournalReader {
-    /// The steps the raise `event` led to in `session` (its handler calls and undelivered
-    /// steps, and those of the raises it caused), as `delivery_history` lists them.
-    public func steps(ofRaise event: RecordedEvent, session: SessionID) throws -> [TraceStep] {
-        let end = event.finishedSeq ?? event.id.rawValue
-        guard event.id.rawValue < end else { return [] }
-        var steps: [TraceStep] = []
-        let rows = try historyQuery(of: "delivery_history", seqs: event.id.rawValue + 1..<end + 1, extent: try deliveryHistoryExtent())
-        try forEachRow("""
-            SELECT event_type, node_path, phase, handler_label, outcome FROM (\(rows)) WHERE session_id = ? ORDER BY seq
-            """, [.integer(session.rawValue)]) { row in
-            steps.append(TraceStep(
-                eventType: row.text(0) ?? "?", nodePath: row.text(1) ?? "?", phase: Phase(name: row.text(2) ?? "") ?? .target,
-                handlerLabel: row.text(3), outcome: row.text(4) ?? "?"))
+extension Replayer {
+    /// The raises the app made itself in `session` (the last one when `nil`): not those its
+    /// handlers made, nor transforms or errors. Each comes with its fate and every step it
+    /// led to (those of the raises it caused, of their errors and transforms included), in
+    /// recorded order, numbered as `explain` numbers each event's route. What
+    /// ``RecordingDiff`` and `LiveReplay` compare.
+    ///
+    /// - Throws: `JournalError` for a journal that cannot be read; ``ReplayError`` for a
+    ///   session it does not have.
+    public func appRaises(session id: SessionID? = nil) throws -> [RecordingDiff.Raise] {
+        let session = try session(id)
+        var raises: [(finding: ReplayFinding, steps: [(seq: Int, step: TraceStep)])] = []
+        // The app raise each event belongs to (by its cause, or the chain it is in).
+        var owner: [EventID: Int] = [:]
+        try replayChains(session: session.id) { finding, steps in
+            let root = finding.event
+            let index: Int
+            if let cause = root.cause {
+                guard let raise = owner[cause] else { return }
+                index = raise
+                raises[index].steps += steps
+            } else if root.kind != .error {
+                index = raises.count
+                raises.append((finding, steps))
+            } else {
+                return
+            }
+            for id in [root.id] + finding.transforms { owner[id] = index }
         }
-        return steps
+        return raises.map { raise in
+            let event = raise.finding.event
+            let stopper = raise.finding.stoppedBy.map { " by \($0.label)" } ?? ""
+            return RecordingDiff.Raise(
+                id: event.id, typeName: event.typeName, originPath: raise.finding.originPath,
+                fate: "\(event.result)\(stopper)", steps: raise.steps.enumerated()
+                    .sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }.map(\.element.step))
+        }
     }
 }

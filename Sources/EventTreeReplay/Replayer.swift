@@ -62,9 +62,24 @@ public final class Replayer {
     ) throws {
         let sessions = try session.map { [try self.session($0)] } ?? self.sessions()
         for summary in sessions {
-            try stream(
-                session: summary.id, until: until ?? Int.max, includingRoutes: includingRoutes, progress: progress, body)
+            try stream(session: summary.id, until: until ?? Int.max, progress: progress, replaying: { chain, steps, tree in
+                self.finding(for: chain, steps: steps, tree: tree, includingRoute: includingRoutes)
+            }, body)
         }
+    }
+
+    /// Replays every event chain of `session` in raise order, calling `body` with its
+    /// finding and its recorded steps, each numbered as `explain` numbers the chain's route
+    /// and with its seq.
+    func replayChains(
+        session: SessionID, _ body: (ReplayFinding, [(seq: Int, step: TraceStep)]) throws -> Void
+    ) throws {
+        try stream(session: session, until: Int.max, progress: nil, replaying: { chain, steps, tree in
+            let (run, route) = self.simulate(chain, steps: steps, tree: tree, variation: .init())
+            return (
+                self.finding(for: chain, steps: steps, tree: tree, run: run, route: route, includingRoute: false),
+                self.numberedSteps(of: chain, steps: steps, tree: tree, run: run))
+        }, { try body($0.0, $0.1) })
     }
 
     /// An event being delivered, gathered until its raise (and its transforms') ended. A
@@ -85,10 +100,11 @@ public final class Replayer {
     }
 
     /// The merge of three typed streams ordered by seq: tree changes, events, and steps
-    /// (registrations are in memory).
-    private func stream(
-        session: SessionID, until: Int, includingRoutes: Bool, progress: ((Int) -> Void)?,
-        _ emit: (ReplayFinding) throws -> Void
+    /// (registrations are in memory). Each event chain, once its raise ended, is replayed
+    /// by `replaying` and emitted in raise order.
+    private func stream<Replayed>(
+        session: SessionID, until: Int, progress: ((Int) -> Void)?,
+        replaying: ([RecordedEvent], [RecordedStep], JournalTree) -> Replayed, _ emit: (Replayed) throws -> Void
     ) throws {
         let changes = try reader.treeChanges(of: session)
         let events = try reader.events(of: session, through: until)
@@ -101,7 +117,7 @@ public final class Replayer {
         var lastProgress = 0
         // Findings come out in raise order: a chain that ends is held back while an older
         // one (an outer raise, still delivering its nested ones) is open.
-        var finished = MinHeap<ReplayFinding>()
+        var finished = MinHeap<Replayed>()
         var openRoots: [EventID] = []
         var oldestOpen = 0
 
@@ -110,7 +126,7 @@ public final class Replayer {
                 guard let chain = open[root], chain.end == end else { continue }
                 open[root] = nil
                 for member in chain.members { chainOf[member.id] = nil }
-                finished.insert(root.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree, includingRoute: includingRoutes))
+                finished.insert(root.rawValue, replaying(chain.members, chain.steps, chain.tree))
             }
             while oldestOpen < openRoots.count && open[openRoots[oldestOpen]] == nil { oldestOpen += 1 }
             if oldestOpen > 4_096 && oldestOpen * 2 > openRoots.count {
@@ -179,7 +195,7 @@ public final class Replayer {
         // Raises that never ended (the recording stops during their delivery), with
         // whatever finished after them, in raise order.
         for chain in open.values {
-            finished.insert(chain.members[0].id.rawValue, finding(for: chain.members, steps: chain.steps, tree: chain.tree, includingRoute: includingRoutes))
+            finished.insert(chain.members[0].id.rawValue, replaying(chain.members, chain.steps, chain.tree))
         }
         while let (_, finding) = finished.popMinimum() { try emit(finding) }
     }
@@ -192,6 +208,14 @@ public final class Replayer {
         variation: ChainSimulator.Variation = .init(), includingRoute: Bool = false
     ) -> ReplayFinding {
         let (run, route) = simulate(chain, steps: steps, tree: tree, variation: variation)
+        return finding(for: chain, steps: steps, tree: tree, run: run, route: route, includingRoute: includingRoute)
+    }
+
+    /// Turns a chain's run into a finding.
+    private func finding(
+        for chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree, run: ChainRun, route: [RouteStep<NodeID>],
+        includingRoute: Bool
+    ) -> ReplayFinding {
         let root = chain[0]
         let site = { (handler: RecordedHandler, stepIndex: Int) -> StepHandler in
             let step = route[min(stepIndex, route.count - 1)]
@@ -238,6 +262,44 @@ public final class Replayer {
             divergence: run.divergence.map { Divergence(stepIndex: $0.stepIndex, expected: $0.expected, recorded: $0.recorded) },
             calls: steps.count { if case .call = $0.kind { true } else { false } },
             route: includingRoute ? run.visits.map(\.report) : nil)
+    }
+
+    /// A chain's recorded steps in seq order, each numbered as `explain` numbers the chain's
+    /// route: one per handler call, one per handler an undelivered step lost (or one for the
+    /// step when it lost none). A call replay could not place on the route (past a
+    /// divergence) stays unnumbered.
+    func numberedSteps(
+        of chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree, run: ChainRun
+    ) -> [(seq: Int, step: TraceStep)] {
+        var callNumbers: [Int: Int] = [:]
+        var undelivered: [RouteStep<NodeID>: ChainRun.Visit] = [:]
+        for visit in run.visits {
+            for call in visit.calls { if let seq = call.seq { callNumbers[seq] = visit.index + 1 } }
+            if case .undelivered = visit.reach { undelivered[visit.step] = visit }
+        }
+        let typeNames = Dictionary(chain.map { ($0.id, $0.typeName) }, uniquingKeysWith: { first, _ in first })
+        var numbered: [(seq: Int, step: TraceStep)] = []
+        numbered.reserveCapacity(steps.count)
+        for step in steps {
+            let eventType = typeNames[step.event] ?? "?"
+            let path = tree.path(of: step.node)
+            switch step.kind {
+            case let .call(number, outcome):
+                numbered.append((step.seq, TraceStep(
+                    eventType: eventType, nodePath: path, phase: step.phase,
+                    handlerLabel: history.handler(numbered: number)?.label ?? "handler #\(number)",
+                    outcome: outcome.rawValue, number: callNumbers[step.seq])))
+            case .undelivered:
+                let visit = undelivered[RouteStep(node: step.node, phase: step.phase)]
+                let labels: [String?] = visit.map { $0.lost.isEmpty ? [nil] : $0.lost.map(\.label) } ?? [nil]
+                for label in labels {
+                    numbered.append((step.seq, TraceStep(
+                        eventType: eventType, nodePath: path, phase: step.phase, handlerLabel: label,
+                        outcome: "undelivered", number: visit.map { $0.index + 1 })))
+                }
+            }
+        }
+        return numbered
     }
 
     /// Who released `node`, in words (see ``LostStep/releasedBy``).

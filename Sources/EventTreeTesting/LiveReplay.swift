@@ -62,6 +62,8 @@ public struct LiveReplay {
     }
 
     private let reader: JournalReader
+    /// Reads the recording's steps as it reads the live run's.
+    private let replayer: Replayer
     private let session: SessionID
     private let types: EventTypes
 
@@ -71,6 +73,7 @@ public struct LiveReplay {
     ///   no such session.
     public init(journal path: String, session: SessionID? = nil, types: EventTypes) throws {
         reader = try JournalReader(path: path)
+        replayer = try Replayer(journal: path)
         let sessions = try reader.sessionIDs()
         if let session {
             guard sessions.contains(session) else { throw ReplayError.unknownSession(session) }
@@ -95,14 +98,16 @@ public struct LiveReplay {
     public func run(
         limit: Int = 20, isolation: isolated (any Actor)? = #isolation, build: (EventBus) throws -> Any
     ) throws -> LiveReplayReport {
-        var run = try Run(of: self, limit: limit)
+        let run = try Run(of: self, limit: limit)
+        defer { run.close() }
         let kept = try build(run.bus)
-        while let (raise, node) = try run.nextRaise() {
-            try run.finish(raise, raised: try types.raise(
-                typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy) != nil)
+        while let (raise, node) = run.nextRaise() {
+            run.finish(raise, result: try types.raise(
+                typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy))
         }
+        let report = try run.report()
         withExtendedLifetime(kept) {}
-        return run.report
+        return report
     }
 
     /// Like ``run(limit:isolation:build:)``, but builds the tree on the main actor and
@@ -111,9 +116,10 @@ public struct LiveReplay {
     /// main-actor handlers in route order. For apps whose coordinators are `@MainActor`.
     @MainActor
     public func runAsync(limit: Int = 20, build: @MainActor (EventBus) throws -> Any) async throws -> LiveReplayReport {
-        var run = try Run(of: self, limit: limit)
+        let run = try Run(of: self, limit: limit)
+        defer { run.close() }
         let kept = try build(run.bus)
-        while let (raise, node) = try run.nextRaise() {
+        while let (raise, node) = run.nextRaise() {
             let types = types
             let result: RaiseResult? = switch raise.isolation {
             case .mainActor:
@@ -127,10 +133,11 @@ public struct LiveReplay {
                 try await types.raiseAsync(
                     typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
             }
-            try run.finish(raise, raised: result != nil)
+            run.finish(raise, result: result)
         }
+        let report = try run.report()
         withExtendedLifetime(kept) {}
-        return run.report
+        return report
     }
 
     /// Runs `body` on a new thread (no actor, not the main thread) and returns its result.
@@ -142,18 +149,29 @@ public struct LiveReplay {
         }
     }
 
-    /// One replay in progress: the live bus, the actions left and what was found.
-    private struct Run {
+    /// One replay in progress: the live bus, journaling into a temporary journal of its
+    /// own, the actions left, and the raises made.
+    private final class Run {
         let replay: LiveReplay
-        let recorder = TraceRecorder()
+        let limit: Int
+        let directory: URL
+        let journal: Journal
         let bus: EventBus
         var comparison: Comparison
         var actions: IndexingIterator<[Action]>
+        /// The raises to compare, in recorded order, with the live event each became (`nil`
+        /// when its node was missing from the new tree).
+        var raised: [(recorded: LiveReplay.Recorded, live: EventID?)] = []
         let warnings = WarningLog()
 
         init(of replay: LiveReplay, limit: Int) throws {
             self.replay = replay
-            bus = EventBus(recorder: recorder, process: "live-replay")
+            self.limit = limit
+            directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("eventtree-live-replay-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            journal = try Journal(path: directory.appendingPathComponent("live.eventtree").path)
+            bus = EventBus(recorder: journal, process: "live-replay")
             comparison = Comparison(limit: limit)
             actions = try replay.actions().makeIterator()
             // The recording's own warnings come back when the app is unchanged: kept for the
@@ -161,34 +179,56 @@ public struct LiveReplay {
             bus.onWarning { [warnings] in warnings.append($0) }
         }
 
+        /// Closes the live journal and removes it.
+        func close() {
+            try? journal.close()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
         /// Replays tree changes up to the next raise that can be re-raised, and returns it
         /// with its node (a raise whose node the new tree lacks counts as a difference).
-        mutating func nextRaise() throws -> (LiveReplay.Recorded, EventNode)? {
+        func nextRaise() -> (LiveReplay.Recorded, EventNode)? {
             while let action = actions.next() {
                 switch action {
                 case .change(let change):
                     comparison.apply(change, on: bus)
                 case .raise(let raise):
                     guard let node = bus.node(atPath: raise.originPath) else {
-                        comparison.missingNode(raise, expected: try replay.recordedSteps(of: raise))
+                        raised.append((raise, nil))
                         continue
                     }
-                    recorder.clear()
                     return (raise, node)
                 }
             }
             return nil
         }
 
-        /// Compares the steps of the raise just made with the recording's (or notes that
-        /// it could not be made: its type is not registered).
-        mutating func finish(_ raise: LiveReplay.Recorded, raised: Bool) throws {
-            guard raised else { return comparison.skip(raise) }
-            comparison.compare(raise, expected: try replay.recordedSteps(of: raise), actual: recorder.steps)
+        /// Notes the raise just made (`nil`: it could not be made, its type is not registered).
+        func finish(_ raise: LiveReplay.Recorded, result: RaiseResult?) {
+            guard let result else { return comparison.skip(raise) }
+            raised.append((raise, result.eventID))
         }
 
-        /// What the replay found.
-        var report: LiveReplayReport { comparison.report(warnings: warnings.lines) }
+        /// Commits the live journal and compares each raise's steps with the recording's,
+        /// both read back by the replayer: the same steps, numbered the same way.
+        func report() throws -> LiveReplayReport {
+            try journal.flush()
+            let recorded = try Dictionary(
+                replay.replayer.appRaises(session: replay.session).map { ($0.id, $0.steps) },
+                uniquingKeysWith: { first, _ in first })
+            let live = try Dictionary(
+                Replayer(journal: journal.path).appRaises().map { ($0.id, $0.steps) },
+                uniquingKeysWith: { first, _ in first })
+            for (raise, liveID) in raised {
+                let expected = recorded[raise.id] ?? []
+                if let liveID {
+                    comparison.compare(raise, expected: expected, actual: live[liveID] ?? [])
+                } else {
+                    comparison.missingNode(raise, expected: expected)
+                }
+            }
+            return comparison.report(warnings: warnings.lines)
+        }
     }
 
     /// The recorded raises of the app and the tree changes to replay, in recorded order.
@@ -229,11 +269,6 @@ public struct LiveReplay {
         while case .change? = actions.last { actions.removeLast() }
         return actions
     }
-
-    /// The recorded steps of a raise and of everything it caused (its batch).
-    private func recordedSteps(of raise: Recorded) throws -> [TraceStep] {
-        try reader.steps(ofRaise: raise.event, session: session)
-    }
 }
 
 /// The warnings a live replay's bus gave, in order.
@@ -273,23 +308,22 @@ private struct Comparison {
     mutating func missingNode(_ raise: LiveReplay.Recorded, expected: [TraceStep]) {
         replayed += 1
         differ(.init(
-            event: raise.id, eventType: raise.typeName, stepIndex: 0, expected: expected.map(\.description), actual: [],
+            event: raise.id, eventType: raise.typeName, stepIndex: 0, expected: expected, actual: [],
             instead: "not raised: no node at \(raise.originPath) in the new tree. It was never built, or it was released because nothing kept it alive: return the objects that own your nodes from build, which keeps them for the whole replay"))
     }
 
     mutating func compare(_ raise: LiveReplay.Recorded, expected: [TraceStep], actual: [TraceStep]) {
         replayed += 1
-        guard let index = StepDiff(old: expected.map(\.description), new: actual.map(\.description)).firstDifference
-        else { return }
+        guard let index = StepDiff(old: expected, new: actual).firstDifference else { return }
         var instead: String?
         if actual.count <= index {
             instead = actual.isEmpty
                 ? "no step: no handler of the new run was called"
-                : "nothing more: the new run's route ended after step \(actual.count)"
+                : "nothing more: the new run's steps ended after \(actual[actual.count - 1].number.map { "step \($0)" } ?? "its last")"
         }
         differ(.init(
-            event: raise.id, eventType: raise.typeName, stepIndex: index, expected: expected.map(\.description),
-            actual: actual.map(\.description), instead: instead))
+            event: raise.id, eventType: raise.typeName, stepIndex: index, expected: expected, actual: actual,
+            instead: instead))
     }
 
     private mutating func differ(_ difference: LiveReplayReport.Difference) {
@@ -363,21 +397,29 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         public let event: EventID
         /// Its type.
         public let eventType: String
-        /// The index of the first differing step (0-based; the text numbers steps from 1).
+        /// The position in the lists (0-based) of the first differing step.
         public let stepIndex: Int
-        /// The recorded steps.
-        public let expected: [String]
-        /// The new run's steps.
-        public let actual: [String]
+        /// The recorded steps, numbered as `explain` numbers each event's route.
+        public let expected: [TraceStep]
+        /// The new run's steps, numbered the same way.
+        public let actual: [TraceStep]
         /// What happened instead, when the new run has no step where the recording has one.
         public let instead: String?
 
-        /// A −/+ diff of the steps, numbered from 1 (see `StepDiff.text`): shared steps with
-        /// two spaces, recorded ones with `-`, new ones with `+`; when the new run has nothing
-        /// where the recording has steps, a `+` line says what happened instead.
+        /// The first differing step as `explain` numbers it: `step 2`, or `step 3 of
+        /// LoadFailed` for a step of an event the raise led to; `nil` when the steps are the
+        /// same (the raise could not be made at all).
+        public var firstDifferingStep: String? {
+            StepDiff(old: expected, new: actual).firstDifferingStepName(raiseType: eventType)
+        }
+
+        /// A −/+ diff of the steps (see `StepDiff.text`): shared steps with two spaces,
+        /// recorded ones with `-`, new ones with `+`, each with its number on its event's
+        /// route; when the new run has nothing where the recording has steps, a `+` line says
+        /// what happened instead.
         public var diff: String {
             var text = StepDiff(old: expected, new: actual).text
-            if let instead { text += "\n+ (\(instead))" }
+            if let instead { text += (text.isEmpty ? "" : "\n") + "+ (\(instead))" }
             return text
         }
 
@@ -390,7 +432,7 @@ public struct LiveReplayReport: Sendable, CustomStringConvertible {
         /// differences shows (as `#expect(report.differences.isEmpty)` prints it), leaving
         /// the diffs to the report's own description.
         public var debugDescription: String {
-            "event \(event.rawValue) (\(eventType)) differs at step \(stepIndex + 1)"
+            "event \(event.rawValue) (\(eventType)) differs" + (firstDifferingStep.map { " at \($0)" } ?? "")
         }
     }
 

@@ -1,5 +1,4 @@
 import EventTree
-import EventTreeReplay
 
 /// An in-memory recorder that turns what a bus records into a readable trace, for tests
 /// (ours and yours) to assert exactly.
@@ -54,12 +53,6 @@ public final class TraceRecorder: Recorder, @unchecked Sendable {
     public var lines: [String] {
         let since = lock.withLock { marker }
         return TraceRenderer(records: records).lines(after: since)
-    }
-
-    /// The handler calls and undelivered steps since the last ``clear()``.
-    public var steps: [TraceStep] {
-        let since = lock.withLock { marker }
-        return TraceRenderer(records: records).steps(after: since)
     }
 
     /// Only the `call …` and `undelivered …` lines of ``lines``, without their keyword.

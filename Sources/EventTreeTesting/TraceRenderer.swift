@@ -1,5 +1,4 @@
 import EventTree
-import EventTreeReplay
 import EventTreeJournal
 
 /// Replays records in sequence order to print them with the names and paths that held
@@ -24,40 +23,9 @@ struct TraceRenderer {
         }
     }
 
-    /// The handler calls and undelivered steps after `since`.
-    func steps(after since: Int) -> [TraceStep] {
-        var renderer = self
-        return records.flatMap { record in
-            _ = renderer.apply(record.fact)
-            guard record.seq > since else { return [TraceStep]() }
-            return renderer.steps(record.fact)
-        }
-    }
-
     private func path(_ node: NodeID) -> String { tree.path(of: node) }
     private func label(_ handler: HandlerID) -> String { handlers[handler]?.label ?? "?" }
     private func type(_ event: EventID?) -> String { event.flatMap { events[$0]?.typeName } ?? "?" }
-
-    /// The steps `fact` adds: a call's, or an undelivered step's, one per handler whose call
-    /// it lost (in registration order, as `delivery_history` lists them), or one naming no
-    /// handler when it lost none.
-    private func steps(_ fact: Fact) -> [TraceStep] {
-        switch fact {
-        case let .handlerCalled(call, _):
-            return [TraceStep(
-                eventType: type(call.event), nodePath: path(call.node), phase: call.phase,
-                handlerLabel: label(call.handler), outcome: call.outcome.rawValue)]
-        case let .stepUndelivered(event, node, phase, lostHandlers):
-            let lost: [HandlerID?] = lostHandlers.isEmpty ? [nil] : Set(lostHandlers).sorted { $0.rawValue < $1.rawValue }
-            return lost.map { handler in
-                TraceStep(
-                    eventType: type(event), nodePath: path(node), phase: phase, handlerLabel: handler.map(label),
-                    outcome: "undelivered")
-            }
-        default:
-            return []
-        }
-    }
 
     private func describe(_ status: RaiseStatus) -> String {
         switch status {

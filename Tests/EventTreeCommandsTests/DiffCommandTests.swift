@@ -21,6 +21,13 @@ import Testing
             let json = try #require(try JSONSerialization.jsonObject(with: Data(changed.stdout.utf8)) as? [String: Any])
             #expect(json["same"] as? Bool == false)
             #expect((json["changed"] as? [Any])?.count == 1)
+            // Only its result changed: the same steps, each an object numbered as explain numbers it.
+            let change = try #require((json["changed"] as? [[String: Any]])?.first)
+            #expect(change["first_differing_step"] is NSNull)
+            let steps = try #require(change["old_steps"] as? [[String: Any]])
+            #expect(!steps.isEmpty)
+            #expect(steps.allSatisfy { Set($0.keys) == ["step", "event_type", "node_path", "phase", "handler_label", "outcome"] && $0["step"] is Int })
+            #expect((change["new_steps"] as? [[String: Any]])?.count == steps.count)
             let missing = try Tool.run(["diff", "\(directory)/a.eventtree", "\(directory)/nowhere.eventtree"])
             #expect(missing.status == 2)
             #expect(missing.stderr.hasPrefix("error: "))

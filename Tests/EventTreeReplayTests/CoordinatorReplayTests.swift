@@ -135,11 +135,13 @@ final class FeedApp {
             let difference = try #require(report.difference)
             #expect(difference.eventType == "LoadFeed")
             #expect(difference.stepIndex == 1)
+            // As `explain` numbers the error's route: feed (target), tabs, app (bubble).
+            #expect(difference.firstDifferingStep == "step 3 of LoadFailed")
             #expect(difference.diff == """
                   1. LoadFeed at app/tabs/feed target: load -> failed
-                - 2. LoadFailed at app bubble: banner -> transformed
-                - 3. ShowBanner at app target: show-banner -> handled
-                + 2. LoadFailed at app bubble: banner -> handled
+                - 3. LoadFailed at app bubble: banner -> transformed
+                - 1. ShowBanner at app target: show-banner -> handled
+                + 3. LoadFailed at app bubble: banner -> handled
                 """)
         }
     }

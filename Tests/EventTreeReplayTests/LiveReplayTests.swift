@@ -121,12 +121,15 @@ final class Coordinator {
             let difference = try #require(report.difference)
             #expect(difference.eventType == "Ping")
             #expect(difference.stepIndex == 0)
+            // Numbered as explain numbers Ping's route: step 1 is the profile, with no handler.
+            #expect(difference.firstDifferingStep == "step 2")
             #expect(difference.diff == """
-                - 1. Ping at app/settings bubble: gate -> handled
-                - 2. Ping at app bubble: log -> handled
-                + 1. Ping at app/settings bubble: gate -> consumed
+                - 2. Ping at app/settings bubble: gate -> handled
+                - 3. Ping at app bubble: log -> handled
+                + 2. Ping at app/settings bubble: gate -> consumed
                 """)
             // The transform's Ping is stopped too: the new run ends a step early.
+            #expect(report.differences[1].debugDescription.hasSuffix("differs at step 2 of Ping"))
             #expect(report.differences[1].diff == """
                   1. Pong at app/settings/profile target: pong-to-ping -> transformed
                 - 2. Ping at app/settings bubble: gate -> handled

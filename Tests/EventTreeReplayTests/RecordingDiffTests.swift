@@ -36,16 +36,20 @@ import Testing
             #expect(!diff.isSame)
             #expect(diff.changed.map(\.old.typeName) == ["Ping", "Pong"])
             let ping = try #require(diff.changed.first)
-            #expect(ping.firstDifferingStep == 0)
+            // Numbered as explain numbers Ping's route: 1 is the profile (no handler).
+            #expect(ping.firstDifferingStep == "step 2")
             #expect("\(ping)" == """
-                event \(ping.old.id.rawValue) -> \(ping.new.id.rawValue) (Ping at app/settings/profile): delivered -> consumed by gate, from step 1
-                - 1. Ping at app/settings bubble: gate -> handled
-                - 2. Ping at app bubble: log -> handled
-                + 1. Ping at app/settings bubble: gate -> consumed
+                event \(ping.old.id.rawValue) -> \(ping.new.id.rawValue) (Ping at app/settings/profile): delivered -> consumed by gate, from step 2
+                - 2. Ping at app/settings bubble: gate -> handled
+                - 3. Ping at app bubble: log -> handled
+                + 2. Ping at app/settings bubble: gate -> consumed
                 """)
+            let explained = try Replayer(journal: directory + "/a.eventtree").explain(event: ping.old.id)
+            #expect(explained.steps.filter { !$0.calls.isEmpty }.map(\.number) == ping.old.steps.compactMap(\.number))
             let pong = diff.changed[1]
             #expect(pong.old.fate == "delivered" && pong.new.fate == "consumed by gate")
-            #expect(pong.firstDifferingStep == 1)
+            // Pong is transformed into a Ping at step 1: the step that differs is the Ping's.
+            #expect(pong.firstDifferingStep == "step 2 of Ping")
         }
     }
 

@@ -1,13 +1,15 @@
 /// How two runs' steps differ, as both `LiveReplay` (a recording against live code) and
 /// ``RecordingDiff`` (two recordings) show it: the one comparison rule of the package.
+/// Steps are compared whole: event type, node path, phase, handler label, outcome and
+/// their number on the route.
 public struct StepDiff: Sendable, Hashable {
     /// The first run's steps (the recording).
-    public let old: [String]
+    public let old: [TraceStep]
     /// The second run's steps.
-    public let new: [String]
+    public let new: [TraceStep]
 
     /// Compares `old` with `new`.
-    public init(old: [String], new: [String]) {
+    public init(old: [TraceStep], new: [TraceStep]) {
         self.old = old
         self.new = new
     }
@@ -15,27 +17,44 @@ public struct StepDiff: Sendable, Hashable {
     /// Whether the two runs took the same steps.
     public var isSame: Bool { old == new }
 
-    /// The index of the first step that differs (0-based), or `nil` when none does.
+    /// The position in the lists (0-based) of the first step that differs, or `nil` when
+    /// none does.
     public var firstDifference: Int? {
         guard !isSame else { return nil }
         return zip(old, new).prefix { $0 == $1 }.count
     }
 
-    /// A −/+ diff of the steps, numbered from 1: steps both runs share with two spaces,
-    /// steps only the first run took with `-`, steps only the second took with `+` (each
-    /// numbered in its own run). Before the first difference the shared steps are listed;
+    /// The first differing step (the first run's, or the second's when the first run has
+    /// no more steps), or `nil` when none differs.
+    public var firstDifferingStep: TraceStep? {
+        guard let index = firstDifference else { return nil }
+        return index < old.count ? old[index] : new[index]
+    }
+
+    /// Names the first differing step as `explain` numbers it, for a raise of type
+    /// `raiseType`: `step 2`, or `step 3 of LoadFailed` when the step belongs to another
+    /// event the raise led to; `nil` when no step differs.
+    public func firstDifferingStepName(raiseType: String) -> String? {
+        guard let step = firstDifferingStep else { return nil }
+        let number = step.number.map { "step \($0)" } ?? "an unplaced step"
+        return step.eventType == raiseType ? number : "\(number) of \(step.eventType)"
+    }
+
+    /// A −/+ diff of the steps, each numbered as `explain` numbers its event's route: steps
+    /// both runs share with two spaces, steps only the first run took with `-`, steps only
+    /// the second took with `+`. Before the first difference the shared steps are listed;
     /// after it, only the steps that differ are marked, along the two runs' longest common
     /// sequence of steps.
     public var text: String {
         let start = firstDifference ?? old.count
-        var lines = old.prefix(start).enumerated().map { "  \($0.offset + 1). \($0.element)" }
+        var lines = old.prefix(start).map { "  \($0)" }
         let oldRest = Array(old.dropFirst(start))
         let newRest = Array(new.dropFirst(start))
         for (edit, index) in editScript(from: oldRest, to: newRest, same: ==) {
             switch edit {
-            case .shared: lines.append("  \(start + index.old + 1). \(oldRest[index.old])")
-            case .removed: lines.append("- \(start + index.old + 1). \(oldRest[index.old])")
-            case .added: lines.append("+ \(start + index.new + 1). \(newRest[index.new])")
+            case .shared: lines.append("  \(oldRest[index.old])")
+            case .removed: lines.append("- \(oldRest[index.old])")
+            case .added: lines.append("+ \(newRest[index.new])")
             }
         }
         return lines.joined(separator: "\n")
