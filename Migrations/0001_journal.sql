@@ -213,14 +213,14 @@ CREATE INDEX j_event_details_by_unattended ON j_event_details (unattended_seq) W
 -- ten calls rather than ten rows is what lets the writer keep up with the bus.
 --
 -- calls is a JSON array with one array per call, in seq order:
---   [handler_no * 32 + phase * 8 + outcome, nanos, offset_us, skipped]
+--   [handler_no * 64 + phase * 16 + outcome, nanos, offset_us, skipped]
 -- where a call's seq is the run's seq plus the call's index in the run plus skipped (the
 -- seqs before it, since the run's first, that are not calls of the run: a nested raise's
 -- records, another thread's), and its code (see j_calls) follows from it. phase and
 -- outcome are as in j_calls; nanos is the call's duration, offset_us microseconds from
 -- its event's raise (null: unknown). Trailing elements that say nothing are left out:
 -- skipped when 0, then offset_us when 0, so that a call of a raise on one thread reads
--- [41,1250]. The row's seq is its first call's, last_seq its last call's.
+-- [81,1250]. The row's seq is its first call's, last_seq its last call's.
 CREATE TABLE j_call_runs (
     seq      INTEGER PRIMARY KEY,
     event_id INTEGER NOT NULL,
@@ -319,18 +319,18 @@ CREATE TABLE j_trouble (
 -- Calls, unpacked.
 
 -- j_calls: one row per handler call, unpacked from both places runs are kept. code is
--- (seq - event_id) * 32 + phase * 8 + outcome, with phase 0 capture, 1 target, 2 bubble,
+-- (seq - event_id) * 64 + phase * 16 + outcome, with phase 0 capture, 1 target, 2 bubble,
 -- 3 propagate, and outcome 0 ignored, 1 handled, 2 consumed, 3 consumedImmediately,
--- 4 transformed, 5 answered, 6 failed, 7 transformedError.
+-- 4 transformed, 5 answered, 6 failed, 7 transformedError, 8 enqueued.
 -- A run is read with its seq (the key a condition on it can use: the event's for a run in
 -- its event's row), the seq its calls count from, its event and the seq it ends at most
 -- (an event row's: its event's end). A run whose text is not JSON shows no calls here;
 -- verify and replay name it.
 CREATE VIEW j_calls AS
 SELECT r.first_seq + c.key + coalesce(json_extract(c.value, '$[3]'), 0) AS seq,
-       json_extract(c.value, '$[0]') >> 5 AS handler_no,
-       (r.first_seq + c.key + coalesce(json_extract(c.value, '$[3]'), 0) - r.event_id) * 32
-         + (json_extract(c.value, '$[0]') & 31) AS code,
+       json_extract(c.value, '$[0]') >> 6 AS handler_no,
+       (r.first_seq + c.key + coalesce(json_extract(c.value, '$[3]'), 0) - r.event_id) * 64
+         + (json_extract(c.value, '$[0]') & 63) AS code,
        json_extract(c.value, '$[1]') AS nanos,
        CASE WHEN json_type(c.value, '$[2]') IS NULL THEN 0 ELSE json_extract(c.value, '$[2]') END AS offset_us,
        r.event_id AS event_id
@@ -356,15 +356,15 @@ SELECT c.seq AS seq,
        t.name AS event_type,
        (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= c.seq
          ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
-       CASE (c.code >> 3) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
+       CASE (c.code >> 4) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
        h.label AS handler_label,
        h.file || ':' || h.line AS handler_location,
-       CASE c.code & 7 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
+       CASE c.code & 15 WHEN 0 THEN 'ignored' WHEN 1 THEN 'handled' WHEN 2 THEN 'consumed'
          WHEN 3 THEN 'consumedImmediately' WHEN 4 THEN 'transformed' WHEN 5 THEN 'answered'
-         WHEN 6 THEN 'failed' WHEN 7 THEN 'transformedError' END AS outcome,
-       CASE WHEN c.code & 7 = 6 THEN d.text END AS error,
+         WHEN 6 THEN 'failed' WHEN 7 THEN 'transformedError' WHEN 8 THEN 'enqueued' END AS outcome,
+       CASE WHEN c.code & 15 = 6 THEN d.text END AS error,
        c.nanos AS duration_ns,
-       CASE WHEN c.code & 7 = 5 THEN d.text END AS answer,
+       CASE WHEN c.code & 15 = 5 THEN d.text END AS answer,
        strftime('%Y-%m-%dT%H:%M:%fZ', s.started_at + (e.raised_us + c.offset_us) / 1000000.0, 'unixepoch') AS at
 FROM j_calls c
 JOIN j_events e ON e.event_id = c.event_id

@@ -149,6 +149,7 @@ extension Replayer {
         var raises: [(finding: ReplayFinding, steps: [(seq: Int, step: TraceStep)])] = []
         // The app raise each event belongs to (by its cause, or the chain it is in).
         var owner: [EventID: Int] = [:]
+        var lateSteps: [(EventID, Int, TraceStep)] = []
         try replayChains(session: session.id) { finding, steps in
             let root = finding.event
             let index: Int
@@ -163,6 +164,24 @@ extension Replayer {
                 return
             }
             for id in [root.id] + finding.transforms { owner[id] = index }
+        } late: { event, seq, step in
+            lateSteps.append((event, seq, step))
+        }
+        // A call enqueued on the main actor ran after its raise: it joins its raise's steps,
+        // numbered as the step it was enqueued at.
+        var matched: Set<Int> = []
+        for (event, seq, step) in lateSteps {
+            guard let index = owner[event] else { continue }
+            let enqueued = raises[index].steps.first { candidate in
+                candidate.step.outcome == Outcome.Kind.enqueued.rawValue && !matched.contains(candidate.seq)
+                    && candidate.step.eventType == step.eventType && candidate.step.phase == step.phase
+                    && (step.handlerLabel == nil || candidate.step.handlerLabel == step.handlerLabel)
+            }
+            if let enqueued { matched.insert(enqueued.seq) }
+            raises[index].steps.append((seq, TraceStep(
+                eventType: step.eventType, nodePath: enqueued?.step.nodePath ?? step.nodePath, phase: step.phase,
+                handlerLabel: step.handlerLabel ?? enqueued?.step.handlerLabel, outcome: step.outcome,
+                number: enqueued?.step.number)))
         }
         return raises.map { raise in
             let event = raise.finding.event

@@ -70,11 +70,31 @@ public final class Replayer {
 
     /// Replays every event chain of `session` in raise order, calling `body` with its
     /// finding and its recorded steps, each numbered as `explain` numbers the chain's route
-    /// and with its seq.
+    /// and with its seq; and `late` with each step recorded after its event's raise ended (a
+    /// call enqueued on the main actor that ran later), unnumbered, as it is met.
     func replayChains(
-        session: SessionID, _ body: (ReplayFinding, [(seq: Int, step: TraceStep)]) throws -> Void
+        session: SessionID, _ body: (ReplayFinding, [(seq: Int, step: TraceStep)]) throws -> Void,
+        late: @escaping (EventID, _ seq: Int, TraceStep) throws -> Void
     ) throws {
-        try stream(session: session, until: Int.max, progress: nil, replaying: { chain, steps, tree in
+        // The types of the events met late: `nil` for another session's (journals that
+        // several buses write to interleave their sessions).
+        var typeNames: [EventID: String?] = [:]
+        let late = { (step: RecordedStep, tree: JournalTree) throws in
+            let known = try typeNames[step.event] ?? self.reader.event(step.event).flatMap { event in
+                event.session == session ? event.typeName : nil
+            }
+            typeNames[step.event] = .some(known)
+            guard let typeName = known else { return }
+            let (label, outcome): (String?, String) = switch step.kind {
+            case let .call(number, outcome): (self.history.handler(numbered: number)?.label ?? "handler #\(number)", outcome.rawValue)
+            case .undelivered: (nil, "undelivered")
+            }
+            try late(step.event, step.seq, TraceStep(
+                eventType: typeName, nodePath: tree.path(of: step.node), phase: step.phase, handlerLabel: label, outcome: outcome))
+        }
+        // A call runs late only while its session has not ended.
+        let end = try reader.endSeq(of: session) ?? Int.max
+        try stream(session: session, until: Int.max, progress: nil, late: (late, end), replaying: { chain, steps, tree in
             let (run, route) = self.simulate(chain, steps: steps, tree: tree, variation: .init())
             return (
                 self.finding(for: chain, steps: steps, tree: tree, run: run, route: route, includingRoute: false),
@@ -104,6 +124,7 @@ public final class Replayer {
     /// by `replaying` and emitted in raise order.
     private func stream<Replayed>(
         session: SessionID, until: Int, progress: ((Int) -> Void)?,
+        late: (step: (RecordedStep, JournalTree) throws -> Void, before: Int)? = nil,
         replaying: ([RecordedEvent], [RecordedStep], JournalTree) -> Replayed, _ emit: (Replayed) throws -> Void
     ) throws {
         let changes = try reader.treeChanges(of: session)
@@ -155,8 +176,10 @@ public final class Replayer {
         var changeSeq = changes.current?.seq ?? Int.max
         var stepSeq = steps.current?.seq ?? Int.max
         while true {
-            let next = min(eventSeq, changeSeq, open.isEmpty ? Int.max : stepSeq)
-            if next == Int.max || (eventSeq == Int.max && open.isEmpty) { break }
+            // Steps belong to open chains, or (asked for) come late, before the session's end.
+            let takesSteps = !open.isEmpty || stepSeq < (late?.before ?? Int.min)
+            let next = min(eventSeq, changeSeq, takesSteps ? stepSeq : Int.max)
+            if next == Int.max || (eventSeq == Int.max && !takesSteps) { break }
             if let key = ends.minimumKey, key < next {
                 try finishChains(before: next)
                 lastChain = nil
@@ -186,7 +209,11 @@ public final class Replayer {
                 try events.advance()
                 eventSeq = events.current?.id.rawValue ?? Int.max
             } else if let step = steps.current {
-                chain(of: step.event)?.steps.append(step)
+                if let chain = chain(of: step.event) {
+                    chain.steps.append(step)
+                } else if let late, step.seq < late.before {
+                    try late.step(step, tree)
+                }
                 try steps.advance()
                 stepSeq = steps.current?.seq ?? Int.max
             }

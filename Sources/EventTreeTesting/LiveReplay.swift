@@ -113,7 +113,9 @@ public struct LiveReplay {
     /// Like ``run(limit:isolation:build:)``, but builds the tree on the main actor and
     /// re-raises each raise as it was made: synchronously on the main actor, synchronously
     /// on a thread of its own (which the main actor awaits), or with `raiseAsync`, awaiting
-    /// main-actor handlers in route order. For apps whose coordinators are `@MainActor`.
+    /// main-actor handlers in route order. The calls a raise enqueued on the main actor
+    /// (`whenRaisedElsewhere: .enqueue`) run before the next raise. For apps whose
+    /// coordinators are `@MainActor`.
     @MainActor
     public func runAsync(limit: Int = 20, build: @MainActor (EventBus) throws -> Any) async throws -> LiveReplayReport {
         let run = try Run(of: self, limit: limit)
@@ -133,6 +135,8 @@ public struct LiveReplay {
                 try await types.raiseAsync(
                     typeName: raise.typeName, payload: raise.payload, at: node, mode: raise.mode, policy: raise.policy)
             }
+            // The calls the raise enqueued on the main actor run before the next raise.
+            await run.bus.waitForEnqueuedCalls()
             run.finish(raise, result: result)
         }
         let report = try run.report()

@@ -25,26 +25,26 @@ import Testing
     @Test func aRunIsAJSONArrayOfItsCallsAndReadsBackExactly() {
         let largest = CallRun.largestHandlerNumber
         let calls = [
-            Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1 << 3 | 1, nanoseconds: 1_250, offsetMicroseconds: 0),
-            Call(seq: 102, handlerNumber: 4, code: 2 << 5 | 1 << 3 | 1, nanoseconds: 7, offsetMicroseconds: 12),
-            Call(seq: 107, handlerNumber: 12, code: 7 << 5 | 2 << 3 | 2, nanoseconds: 0, offsetMicroseconds: nil),
-            Call(seq: 108, handlerNumber: 12, code: 8 << 5 | 2 << 3 | 2, nanoseconds: 0, offsetMicroseconds: 0),
-            Call(seq: 100 + (1 << 40), handlerNumber: largest, code: (1 << 40) << 5 | 6, nanoseconds: 9_999_999_999, offsetMicroseconds: 123_456),
+            Call(seq: 101, handlerNumber: 3, code: 1 << 6 | 1 << 4 | 1, nanoseconds: 1_250, offsetMicroseconds: 0),
+            Call(seq: 102, handlerNumber: 4, code: 2 << 6 | 1 << 4 | 1, nanoseconds: 7, offsetMicroseconds: 12),
+            Call(seq: 107, handlerNumber: 12, code: 7 << 6 | 2 << 4 | 2, nanoseconds: 0, offsetMicroseconds: nil),
+            Call(seq: 108, handlerNumber: 12, code: 8 << 6 | 2 << 4 | 2, nanoseconds: 0, offsetMicroseconds: 0),
+            Call(seq: 100 + (1 << 40), handlerNumber: largest, code: (1 << 40) << 6 | 6, nanoseconds: 9_999_999_999, offsetMicroseconds: 123_456),
         ]
         let stored = text(of: calls)
-        // [handler * 32 + phase * 8 + outcome, nanos, offset, seqs skipped since the run's first],
+        // [handler * 64 + phase * 16 + outcome, nanos, offset, seqs skipped since the run's first],
         // trailing zeros left out.
-        #expect(stored == "[[105,1250],[137,7,12],[402,0,null,4],[402,0,0,4],[\(largest << 5 | 6),9999999999,123456,\((1 << 40) - 5)]]")
+        #expect(stored == "[[209,1250],[273,7,12],[802,0,null,4],[802,0,0,4],[\(largest << 6 | 6),9999999999,123456,\((1 << 40) - 5)]]")
         #expect(decode(stored, first: 101, last: 100 + (1 << 40)) == calls)
         // SQLite's own JSON (the migration's json_array) and spaces read the same.
-        #expect(decode(" [ [105, 1250, 0, 0] ] ", first: 101, last: 101) == [calls[0]])
+        #expect(decode(" [ [209, 1250, 0, 0] ] ", first: 101, last: 101) == [calls[0]])
         // A run is reused after it is closed.
         let run = CallRun()
         run.append(calls[0], of: 100)
         run.close { _ in }
         #expect(run.isEmpty)
         run.append(calls[2], of: 100)
-        #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[402,0,null]]")
+        #expect(run.close { String(decoding: $0, as: UTF8.self) } == "[[802,0,null]]")
     }
 
     @Test func numbersOfEveryLengthAreWrittenInDecimalAndReadBack() {
@@ -56,9 +56,9 @@ import Testing
             values += [power - 1, power, power + 1, power * 5 + 37]
         }
         for value in values {
-            let call = Call(seq: 101, handlerNumber: 3, code: 1 << 5 | 1, nanoseconds: value, offsetMicroseconds: value)
+            let call = Call(seq: 101, handlerNumber: 3, code: 1 << 6 | 1, nanoseconds: value, offsetMicroseconds: value)
             let stored = text(of: [call])
-            #expect(stored == (value == 0 ? "[[97,0]]" : "[[97,\(value),\(value)]]"))
+            #expect(stored == (value == 0 ? "[[193,0]]" : "[[193,\(value),\(value)]]"))
             #expect(decode(stored, first: 101, last: 101) == [call])
         }
     }

@@ -109,10 +109,10 @@ import Testing
                 """) == ["16|1", "20|1", "24|1", "26|1", "28|1", "33|2"])
             // Event 40's first call comes after b's release (seqs 41 and 42): a j_call_runs row.
             #expect(try lines(journal.path, "SELECT seq, event_id, last_seq FROM j_call_runs") == ["43|40|44"])
-            // The j_calls view unpacks both: code & 31 is phase * 8 + outcome, as in the first test.
-            #expect(try lines(journal.path, "SELECT seq, event_id, handler_no, code & 31 FROM j_calls ORDER BY seq") == [
-                "17|16|2|10", "21|20|4|21", "25|24|3|28", "27|26|5|30", "29|28|6|17", "34|33|1|9", "35|33|2|26",
-                "43|40|7|9", "44|40|3|28",
+            // The j_calls view unpacks both: code & 63 is phase * 16 + outcome, as in the first test.
+            #expect(try lines(journal.path, "SELECT seq, event_id, handler_no, code & 63 FROM j_calls ORDER BY seq") == [
+                "17|16|2|18", "21|20|4|37", "25|24|3|52", "27|26|5|54", "29|28|6|33", "34|33|1|17", "35|33|2|50",
+                "43|40|7|17", "44|40|3|52",
             ])
         }
     }

@@ -196,10 +196,11 @@ final class Capturing: Recorder, @unchecked Sendable {
                 sql += "INSERT INTO j_events (event_id, session_id, type_id, kind, origin_id, mode, finished_back, result) VALUES (\(1000 + index * 100), 1, 1, \(index % 3), 2, \(index % 6), 50, \(result));\n"
             }
             // Calls: every phase and outcome, on event 1000.
+            let outcomes = Outcome.Kind.allCases.count
             for phase in 0...3 {
-                for outcome in 0...6 {
-                    let seq = 1001 + phase * 7 + outcome
-                    sql += "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(seq), 1000, \(seq), '[[\(1 << 5 | phase << 3 | outcome),0,null]]');\n"
+                for outcome in 0..<outcomes {
+                    let seq = 1001 + phase * outcomes + outcome
+                    sql += "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(seq), 1000, \(seq), '[[\(1 << 6 | phase << 4 | outcome),0,null]]');\n"
                 }
             }
             for kind in 0...5 {
@@ -222,8 +223,9 @@ final class Capturing: Recorder, @unchecked Sendable {
             #expect(Set(events.map { $0.split(separator: "|")[3] }).count == EventResult.allCases.count)
 
             let calls = try lines(path, "SELECT seq, phase, outcome FROM call_history ORDER BY seq")
-            #expect(calls.count == 28)
-            let steps = try reader.steps(in: 1001...1028)
+            #expect(calls.count == 4 * outcomes)
+            #expect(Set(calls.map { $0.split(separator: "|")[2] }).count == outcomes)
+            let steps = try reader.steps(in: 1001...1000 + 4 * outcomes)
             for line in calls {
                 let parts = line.split(separator: "|").map(String.init)
                 let step = try #require(steps.current)

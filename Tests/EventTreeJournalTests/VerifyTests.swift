@@ -125,7 +125,7 @@ final class Checkpoints: @unchecked Sendable {
             // A free seq between two records.
             let free = try #require(zip(seqs, seqs.dropFirst()).first { $1 - $0 > 1 }).0 + 1
             let event = try #require(Int(try lines(path, "SELECT max(event_id) FROM j_events WHERE event_id < \(free)")[0]))
-            execute(path, "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(free), \(event), \(free), '[[\(1 << 5 | 1 << 3 | 1),5]]')")
+            execute(path, "INSERT INTO j_call_runs (seq, event_id, last_seq, calls) VALUES (\(free), \(event), \(free), '[[\(1 << 6 | 1 << 4 | 1),5]]')")
             #expect(try Self.verify(path).firstBadSeq == free)
             // An orphan detail row (it belongs to no call) is named too.
             try Self.record(path + "2")

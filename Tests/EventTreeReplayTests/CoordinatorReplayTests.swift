@@ -14,11 +14,13 @@ struct LoadFeed: Event {}
 struct LoadFailed: Error {}
 struct ShowBanner: Event { var text = "" }
 struct SyncFinished: Event {}
+struct PostsLoaded: Event { var count = 0 }
 
 /// A main-actor coordinator app: tabs → feed → posts, settings → profile. Its handlers
 /// release a post during a theme broadcast, answer a request, transform, raise from inside
-/// a handler, throw, and convert the error into a banner event; `convertsErrors: false`
-/// is the one-handler change a commit might make.
+/// a handler, throw, and convert the error into a banner event; one is called later on the
+/// main actor when raised elsewhere. `convertsErrors: false` and `rendersPosts: false` are
+/// one-handler changes a commit might make.
 @MainActor
 final class FeedApp {
     let app: EventNode
@@ -27,7 +29,7 @@ final class FeedApp {
     let nodes: [EventNode]
     var themes = 0
 
-    init(bus: EventBus, convertsErrors: Bool = true) {
+    init(bus: EventBus, convertsErrors: Bool = true, rendersPosts: Bool = true) {
         app = EventNode("app", bus: bus)
         let tabs = EventNode("tabs", parent: app)
         feed = EventNode("feed", parent: tabs)
@@ -61,6 +63,11 @@ final class FeedApp {
         }
         app.onMainActor(ShowBanner.self, label: "show-banner") { _, _ in .handled }
         feed.onMainActor(SyncFinished.self, label: "sync-finished") { _, _ in .handled }
+        feed.onMainActor(PostsLoaded.self, label: "render", whenRaisedElsewhere: .enqueue) { _, context in
+            guard rendersPosts else { return .ignored }
+            context.node?.raise(Track(what: "render"))
+            return .handled
+        }
     }
 
     static var types: EventTypes {
@@ -70,12 +77,13 @@ final class FeedApp {
         types.register(LoadFeed.self)
         types.register(SyncFinished.self)
         types.register(CurrentUser.self)
+        types.register(PostsLoaded.self)
         return types
     }
 
     /// A session as the app makes it, recorded into `journal`: on the main actor, from a
-    /// background thread with a synchronous raise (which fails at the main-actor handler, and
-    /// warns), and awaited from a task.
+    /// background thread with synchronous raises (one fails at a main-actor handler, and
+    /// warns; one enqueues a main-actor handler's call), and awaited from a task.
     static func record(into journal: Journal) async throws {
         let bus = EventBus(recorder: journal)
         bus.onWarning { _ in }
@@ -88,9 +96,11 @@ final class FeedApp {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
                 feed.raise(SyncFinished())
+                feed.raise(PostsLoaded(count: 3))
                 done.resume()
             }.start()
         }
+        await bus.waitForEnqueuedCalls()
         _ = await Task.detached { await feed.raiseAsync(SyncFinished()) }.value
         withExtendedLifetime(app) {}
         try journal.flush()
@@ -108,20 +118,67 @@ final class FeedApp {
                 SELECT event_type, thread FROM event_history WHERE cause_event_id IS NULL AND transformed_from_event_id IS NULL
                 AND kind != 'error' ORDER BY event_id
                 """)
-            #expect(rows.map(\.[0]) == ["Theme", "CurrentUser", "Refresh", "LoadFeed", "SyncFinished", "SyncFinished"].map { JournalValue.text($0) })
+            #expect(rows.map(\.[0]) == ["Theme", "CurrentUser", "Refresh", "LoadFeed", "SyncFinished", "PostsLoaded", "SyncFinished"].map { JournalValue.text($0) })
             let threads = rows.map { row in if case .text(let name) = row[1] { name } else { "" } }
             #expect(Array(threads.prefix(4)) == ["main actor", "main actor", "main actor", "main actor"])
             #expect(threads[4].hasPrefix("thread ") || !["main actor", "awaited", "main", ""].contains(threads[4]))
-            #expect(threads[5] == "awaited")
+            #expect(threads[5] == threads[4])
+            #expect(threads[6] == "awaited")
 
             let report = try await LiveReplay(journal: journal.path, types: FeedApp.types).runAsync { bus in
                 FeedApp(bus: bus)
             }
             #expect(report.differences.isEmpty, "\(report)")
-            #expect(report.replayed == 6)
+            #expect(report.replayed == 7)
             // The synchronous raise off the main actor warns again, as it did when recorded.
             #expect(report.warnings.count == 1)
             #expect(report.warnings.first?.hasPrefix("handler 'sync-finished'") == true)
+        }
+    }
+
+    @Test @MainActor func anEnqueuedCallIsJournaledTwiceAndReplayedOnTheMainActor() async throws {
+        try await withTemporaryJournal { journal in
+            try await FeedApp.record(into: journal)
+            let reader = try JournalReader(path: journal.path)
+            let posts = try reader.rows("""
+                SELECT handler_label, outcome, thread FROM delivery_history h JOIN event_history e USING (event_id)
+                WHERE h.event_type = 'PostsLoaded' ORDER BY h.seq
+                """)
+            #expect(posts.map { $0.prefix(2) } == [
+                [.text("render"), .text("enqueued")], [.text("render"), .text("handled")],
+            ])
+            let replayer = try Replayer(journal: journal.path)
+            let raises = try replayer.appRaises()
+            let loaded = try #require(raises.first { $0.typeName == "PostsLoaded" })
+            // Explained as the raise went: the call enqueued, the route on to its end.
+            let explained = try replayer.explain(event: loaded.id)
+            #expect(explained.finding.classification == .delivered)
+            #expect(explained.steps.map { "\($0.number) \($0.calls.map { "\($0.handler.label)=\($0.outcomeDescription)" })" } == [
+                "1 [\"render=enqueued\"]", "2 []", "3 []",
+            ])
+            #expect(try JournalVerifier(journal: journal.path).verify().isIntact)
+            #expect(loaded.fate == "delivered")
+            #expect(loaded.steps.map(\.description) == [
+                "1. PostsLoaded at app/tabs/feed target: render -> enqueued",
+                "1. PostsLoaded at app/tabs/feed target: render -> handled",
+                // Raised inside the later call: caused by PostsLoaded, so one of its steps.
+                "3. Track at app bubble: track -> handled",
+            ])
+
+            // Unchanged, above; with the enqueued handler changed, exactly that raise differs.
+            let report = try await LiveReplay(journal: journal.path, types: FeedApp.types).runAsync { bus in
+                FeedApp(bus: bus, rendersPosts: false)
+            }
+            #expect(report.differing == 1)
+            let difference = try #require(report.difference)
+            #expect(difference.eventType == "PostsLoaded")
+            #expect(difference.diff == """
+                  1. PostsLoaded at app/tabs/feed target: render -> enqueued
+                - 1. PostsLoaded at app/tabs/feed target: render -> handled
+                - 3. Track at app bubble: track -> handled
+                + 1. PostsLoaded at app/tabs/feed target: render -> ignored
+                """)
+            #expect(difference.debugDescription.hasSuffix("differs at step 1"))
         }
     }
 

@@ -122,7 +122,7 @@ struct Script {
             let delivered = script.events["delivered"]!.rawValue
             // Remove the root handler's call from the "delivered" event.
             let lastCall = try #require(try JournalReader(path: path).rows(
-                "SELECT max(seq) FROM j_calls WHERE seq - (code >> 5) = \(delivered)").first?.first?.int)
+                "SELECT max(seq) FROM j_calls WHERE seq - (code >> 6) = \(delivered)").first?.first?.int)
             try JournalTampering.removeCall(at: lastCall, in: path)
             let finding = try #require(try findings(path).first { $0.event.id.rawValue == delivered })
             #expect(finding.classification == .diverged)

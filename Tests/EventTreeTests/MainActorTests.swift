@@ -38,7 +38,7 @@ import Testing
         f.a.onMainActor(Ping.self, label: "ui") { _, _ in .handled }
         f.app.onMainActor(Ping.self, label: "root-ui") { _, _ in .handled }
         for _ in 0..<3 { _ = await Task.detached { f.a.raise(Ping()) }.value }
-        let fix = "so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async)"
+        let fix = "so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async), or register it with `whenRaisedElsewhere: .enqueue` to have it called later on the main actor"
         #expect(warnings.values == [
             "handler 'ui' (EventTreeTests/MainActorTests.swift:38) is isolated to the main actor and a synchronous raise reached it off the main actor, \(fix)",
             "handler 'root-ui' (EventTreeTests/MainActorTests.swift:39) is isolated to the main actor and a synchronous raise reached it off the main actor, \(fix)",

@@ -53,6 +53,11 @@ private struct ShowBanner: Event { var text: String }
         bus.onDeadLetter { raised in letters.append("nobody handled \(raised.typeName)") }
         bus.onUnhandledError { raised in letters.append("uncaught: \(raised.payload)") }
         app.onMainActor(LoggedIn.self, label: "ui") { _, _ in .handled }
+        let rendered = Collector()
+        app.onMainActor(LoggedIn.self, label: "render", whenRaisedElsewhere: .enqueue) { event, _ in
+            rendered.append(event.user)
+            return .handled
+        }
         let result = await profile.raiseAsync(LoggedIn(user: "ada"))
 
         #expect(result.status == .delivered)
@@ -60,5 +65,12 @@ private struct ShowBanner: Event { var text: String }
         profile.report(Boom())
         // A transform is acting, so Liked is no dead letter; the converted error's banner is.
         #expect(letters.values == ["nobody handled ShowBanner"])
+        // Raised off the main actor, "ui" fails (its error becomes a banner too) and "render"
+        // runs later on the main actor.
+        let background = await Task.detached { profile.raise(LoggedIn(user: "grace")) }.value
+        await bus.waitForEnqueuedCalls()
+        #expect(background.status.name == "failed")
+        #expect(rendered.values == ["ada", "grace"])
+        #expect(letters.values.count == 2)
     }
 }

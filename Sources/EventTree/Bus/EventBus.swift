@@ -42,6 +42,8 @@ public final class EventBus: @unchecked Sendable {
     /// ends ``RaiseStatus/failed(_:)`` with ``DeliveryError/nestingTooDeep(eventType:limit:cause:)``,
     /// so that a handler whose raise leads back to itself cannot overflow the thread's stack.
     public let maximumNestingDepth: Int
+    /// The main-actor calls enqueued by synchronous raises made elsewhere, not yet run.
+    let enqueuedCalls = EnqueuedCalls()
 
     /// Creates a bus and starts its session.
     ///

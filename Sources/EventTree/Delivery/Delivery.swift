@@ -49,6 +49,9 @@ struct Delivery {
         /// For an error: the handlers whose conversions it descends from, which must not
         /// convert it again.
         var blockedConverters: [HandlerID] = []
+        /// The main-actor calls the raise enqueued (see ``WhenRaisedElsewhere/enqueue``), to
+        /// run once it has ended.
+        var enqueued: [(handler: HandlerEntry, box: AnyEventBox, context: HandlerContext)] = []
     }
 
     /// The raise's ``Detour``, made if it has none yet.
@@ -347,6 +350,15 @@ struct Delivery {
         return nil
     }
 
+    /// Records a call enqueued on the main actor (see ``WhenRaisedElsewhere/enqueue``), to
+    /// be enqueued when the raise ends: the route goes on as after a handled call.
+    mutating func enqueue(_ entry: Unmanaged<HandlerEntry>, startedAt: Int, nanoseconds: Int) {
+        let handler = entry.takeUnretainedValue()
+        verdict.apply(.enqueued, by: Self.site(handler, stepPhase))
+        recordCall(outcome: .enqueued, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
+        takeDetour().enqueued.append((handler, box, context))
+    }
+
     /// Records a failed call; on the event channel its error must then be raised.
     mutating func fail(_ entry: Unmanaged<HandlerEntry>, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
         fail(entry.takeUnretainedValue(), with: error, startedAt: startedAt, nanoseconds: nanoseconds)
@@ -412,15 +424,26 @@ struct Delivery {
     /// Whether nobody acted on the event (a dead letter) or caught the error.
     var isUnattended: Bool { verdict.isUnattended }
 
-    /// Records the end of the raise (for every event of its transform chain), which ended
-    /// with `status`.
-    func recordEnd(_ status: RaiseStatus) {
-        guard batch != nil else { return }
+    /// Ends the raise, which ended with `status`: records its end (for every event of its
+    /// transform chain) when it is recorded, then enqueues the main-actor calls it deferred,
+    /// so that each runs after its event's end.
+    func finish(_ status: RaiseStatus) {
+        guard batch != nil else {
+            if let detour, !detour.enqueued.isEmpty { enqueueDeferredCalls(of: detour) }
+            return
+        }
         record(.raiseFinished(raise.id, status: status))
-        if let transforms = detour?.transforms {
-            for raised in transforms { record(.raiseFinished(raised.id, status: status)) }
+        if let detour {
+            for raised in detour.transforms { record(.raiseFinished(raised.id, status: status)) }
+            // (An enqueued call acts: such a raise is never unattended, nothing follows.)
+            if !detour.enqueued.isEmpty { enqueueDeferredCalls(of: detour) }
         }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
+    }
+
+    @inline(never)
+    private func enqueueDeferredCalls(of detour: Detour) {
+        for call in detour.enqueued { bus.enqueueCall(to: call.handler, carrying: call.box, in: call.context) }
     }
 
     /// The raise's result, once its records are handed over (the answer moves into it).

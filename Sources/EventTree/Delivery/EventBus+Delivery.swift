@@ -122,7 +122,7 @@ extension EventBus {
     /// delivery's records to the recorder. `stack` is the thread's that ends it.
     func end(_ delivery: inout Delivery, stack: DeliveryStack = .current) -> RaiseResult {
         let status = delivery.status
-        if delivery.isRecording { delivery.recordEnd(status) }
+        delivery.finish(status)
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }
@@ -151,7 +151,7 @@ extension EventBus {
     /// that takes batches; otherwise the records moved into the array `stack` keeps for this
     /// thread's raises, which keeps the buffer the recorder hands back.
     @inline(__always)
-    private func handOver(_ batch: RecordBatch, stack: DeliveryStack) -> RecordingStatus {
+    func handOver(_ batch: RecordBatch, stack: DeliveryStack) -> RecordingStatus {
         // The changes this raise may depend on go first. (The lock taken at its start makes
         // every change queued before it visible here.)
         if unsentChanges.load(ordering: .relaxed) != 0 { handOverChanges() }
@@ -203,7 +203,12 @@ extension EventBus {
                 followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
                 if timed { lastReading = clock.now() }
-                followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
+                if error is CallEnqueued {
+                    delivery.enqueue(next, startedAt: started, nanoseconds: lastReading &- started)
+                    followUp = nil
+                } else {
+                    followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
+                }
             }
             // The stack keeps naming this handler until the next call overwrites it: between
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).

@@ -55,6 +55,11 @@ public enum Outcome: Sendable {
         case transformedError
         /// The handler threw (or could not run, or answered wrongly).
         case failed
+        /// A main-actor handler registered with ``WhenRaisedElsewhere/enqueue``, reached by
+        /// a synchronous raise off the main actor: its call was enqueued on the main actor,
+        /// where it runs after the raise (its own outcome is recorded then). The route goes
+        /// on, as after ``handled``.
+        case enqueued
 
         /// Whether the call counts as acting on the event (everything but ``ignored``).
         public var isActing: Bool { self != .ignored }

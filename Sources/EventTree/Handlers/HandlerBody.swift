@@ -8,6 +8,9 @@
 final class HandlerBody: Sendable {
     /// Whether the code must run on the main actor.
     let runsOnMainActor: Bool
+    /// Whether a synchronous raise off the main actor enqueues the call on the main actor
+    /// (see ``WhenRaisedElsewhere/enqueue``) rather than failing it.
+    let enqueuesWhenRaisedElsewhere: Bool
     /// The class of the boxes of exactly the handler's type (`nil`: it takes every value of
     /// its channel).
     let exactBox: ObjectIdentifier?
@@ -18,10 +21,11 @@ final class HandlerBody: Sendable {
 
     @usableFromInline
     init(
-        runsOnMainActor: Bool, exactBox: ObjectIdentifier?, accepts: @escaping @Sendable (AnyEventBox) -> Bool,
-        call: @escaping @Sendable (AnyEventBox, HandlerContext) throws -> Outcome
+        runsOnMainActor: Bool, enqueuesWhenRaisedElsewhere: Bool = false, exactBox: ObjectIdentifier?,
+        accepts: @escaping @Sendable (AnyEventBox) -> Bool, call: @escaping @Sendable (AnyEventBox, HandlerContext) throws -> Outcome
     ) {
         self.runsOnMainActor = runsOnMainActor
+        self.enqueuesWhenRaisedElsewhere = enqueuesWhenRaisedElsewhere
         self.exactBox = exactBox
         self.accepts = accepts
         code = call
@@ -55,13 +59,17 @@ final class HandlerBody: Sendable {
 
     /// The body of a handler for values of type `E` that runs on the main actor: called
     /// directly by a synchronous raise on the main actor, awaited by an async raise,
-    /// refused (as a failed call) otherwise.
+    /// otherwise refused (as a failed call) or enqueued on the main actor, as `elsewhere` says.
     @inlinable
     static func mainActor<E: Sendable>(
+        whenRaisedElsewhere elsewhere: WhenRaisedElsewhere = .fail,
         _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerBody {
         let exact = ObjectIdentifier(EventBox<E>.self)
-        return HandlerBody(runsOnMainActor: true, exactBox: exact, accepts: { $0.anyValue is E }) { box, context in
+        return HandlerBody(
+            runsOnMainActor: true, enqueuesWhenRaisedElsewhere: elsewhere == .enqueue, exactBox: exact,
+            accepts: { $0.anyValue is E }
+        ) { box, context in
             try MainActor.assumeIsolated { try handler(unbox(box, as: E.self, exactBox: exact), context) }
         }
     }

@@ -64,7 +64,8 @@ final class HandlerEntry: Sendable {
 
     /// Calls the handler on this thread. A main-actor handler runs only when the raise
     /// was made on the main actor; otherwise the call fails with
-    /// ``DeliveryError/isolatedHandler(label:)``.
+    /// ``DeliveryError/isolatedHandler(label:)``, or throws ``CallEnqueued`` for a handler
+    /// that asked to be enqueued on the main actor.
     @inline(__always)
     func call(_ box: AnyEventBox, _ context: HandlerContext, onMainActor: Bool) throws -> Outcome {
         if body.runsOnMainActor && !onMainActor { throw isolatedCallFailure() }
@@ -74,10 +75,11 @@ final class HandlerEntry: Sendable {
     /// The error of a call a synchronous raise made off the main actor; the first time, the
     /// bus also warns (the failed call alone is easy to miss: only the raise's status says so).
     @inline(never)
-    private func isolatedCallFailure() -> DeliveryError {
+    private func isolatedCallFailure() -> any Error {
+        if body.enqueuesWhenRaisedElsewhere { return CallEnqueued() }
         if !warnedOffMainActor.exchange(true, ordering: .relaxed) {
             core.bus?.warn(
-                "handler '\(registration.label)' (\(registration.location)) is isolated to the main actor and a synchronous raise reached it off the main actor, so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async)")
+                "handler '\(registration.label)' (\(registration.location)) is isolated to the main actor and a synchronous raise reached it off the main actor, so its call failed; raise on the main actor, or from elsewhere use `await node.raiseAsync(…)` (in a Task when the caller is not async), or register it with `whenRaisedElsewhere: .enqueue` to have it called later on the main actor")
         }
         return DeliveryError.isolatedHandler(label: registration.label)
     }
@@ -91,3 +93,8 @@ final class HandlerEntry: Sendable {
         try entry._withUnsafeGuaranteedRef { try $0.call(box, context, onMainActor: onMainActor) }
     }
 }
+
+/// Thrown by a main-actor handler's call that a synchronous raise off the main actor
+/// reached, when the handler asked for ``WhenRaisedElsewhere/enqueue``: the driver records
+/// the call as enqueued and enqueues it on the main actor.
+struct CallEnqueued: Error {}

@@ -65,7 +65,7 @@ package struct RouteVerdict<Handler: Sendable>: Sendable {
         if outcome.isActing { acted = true }
         if outcome.isActing && outcome != .failed { actedWithoutFailing = true }
         switch outcome {
-        case .ignored, .handled:
+        case .ignored, .handled, .enqueued:
             return .goOn
         case .consumed:
             guard !ignoresConsumption else { return .goOn }

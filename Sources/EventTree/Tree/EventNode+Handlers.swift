@@ -33,18 +33,37 @@ extension EventNode {
 
     /// Registers a main-actor handler for events of type `type`.
     ///
-    /// A synchronous raise calls it only on the main thread (elsewhere the call is
-    /// recorded as failed); ``raiseAsync(_:mode:onFailure:)`` awaits it in route order.
+    /// A synchronous raise on the main actor calls it at once, and
+    /// ``raiseAsync(_:mode:onFailure:)`` awaits it in route order. A synchronous raise made
+    /// elsewhere (a background thread, a `DispatchQueue`) fails the call by default; with
+    /// `whenRaisedElsewhere: .enqueue` it enqueues the call on the main actor instead:
+    ///
+    /// ```swift
+    /// feed.onMainActor(PostsLoaded.self, label: "render", whenRaisedElsewhere: .enqueue) { event, _ in
+    ///     screen.show(event.posts)   // on the main actor, after the raise
+    ///     return .handled
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The event type, or a protocol refining ``Event``.
+    ///   - phases: The phases to listen in; every phase but capture by default.
+    ///   - label: A name for the handler in the journal and in explanations.
+    ///   - whenRaisedElsewhere: What a synchronous raise off the main actor does with the
+    ///     call: ``WhenRaisedElsewhere/fail`` (the default) or ``WhenRaisedElsewhere/enqueue``.
+    ///   - fileID: Where the handler is registered, filled in by the compiler.
+    ///   - line: The line it is registered on, filled in by the compiler.
+    ///   - handler: Returns what it did; throwing records a failure and raises the error.
+    /// - Returns: A token that removes exactly this handler.
     @inlinable @discardableResult
     public func onMainActor<E: Sendable>(
         _ type: E.Type, phases: Phases = .standard, label: String? = nil,
-        fileID: String = #fileID, line: Int = #line,
+        whenRaisedElsewhere: WhenRaisedElsewhere = .fail, fileID: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (E, HandlerContext) throws -> Outcome
     ) -> HandlerToken {
         Self.requireMatchable(E.self, channel: .events, fileID: fileID, line: line)
         return register(
             typeName: String(describing: type), channel: .events, phases: phases, label: label, fileID: fileID,
-            line: line, body: .mainActor(handler))
+            line: line, body: .mainActor(whenRaisedElsewhere: whenRaisedElsewhere, handler))
     }
 
     /// Registers a handler for every event and request (never errors: they have their own

@@ -4,20 +4,20 @@
 /// the writer together, in seq order, as a JSON array with one array per call (so that plain
 /// SQL unpacks them with `json_each`, as the `j_calls` view does):
 ///
-///     [handler_no * 32 + phase * 8 + outcome, nanos, offset_us, skipped]
+///     [handler_no * 64 + phase * 16 + outcome, nanos, offset_us, skipped]
 ///
 /// A call's seq is not stored: it is the run's first seq plus the call's index in the run plus
 /// `skipped` (the seqs before it, since the run's first, that are not calls of the run: a
 /// nested raise's records, another thread's). The code's distance to the event follows from
 /// it. Trailing elements are left out when they say nothing: `skipped` when 0, then
 /// `offset_us` when 0 (`null` when unknown, in runs migrated from journals that had none), so
-/// the common call is `[41,1250]`.
+/// the common call is `[81,1250]`.
 final class CallRun {
     /// One call of a run: the columns of a `j_calls` row.
     struct Call: Equatable {
         var seq: Int
         var handlerNumber: Int
-        /// `(seq - event) * 32 + phase * 8 + outcome` (see ``JournalCodes``).
+        /// `(seq - event) * 64 + phase * 16 + outcome` (see ``JournalCodes``).
         var code: Int
         var nanoseconds: Int
         var offsetMicroseconds: Int?
@@ -32,7 +32,7 @@ final class CallRun {
     }
 
     /// The largest handler number a run can hold (it shares a number with the code's low bits).
-    static var largestHandlerNumber: Int { Int.max >> 5 }
+    static var largestHandlerNumber: Int { Int.max >> 6 }
 
     /// How far an event row's run reaches: an event keeps its run in its row only when its
     /// raise ends within this many seqs of it (`finished_back` at most this), so that its
@@ -75,14 +75,14 @@ final class CallRun {
         // (The writer builds every call so; checked in debug builds only: a writer that
         // stopped the app over a run it could not encode would lose more than the run.)
         assert(
-            call.seq >= firstSeq + count && call.code >> 5 == call.seq - event
+            call.seq >= firstSeq + count && call.code >> 6 == call.seq - event
                 && (0...Self.largestHandlerNumber).contains(call.handlerNumber),
             "a call that a run cannot hold")
         let skipped = call.seq - firstSeq - count
         let opensRun = count == 0
         lastSeq = call.seq
         count += 1
-        let handlerAndCode = call.handlerNumber << 5 | call.code & 31
+        let handlerAndCode = call.handlerNumber << 6 | call.code & 63
         let nanoseconds = call.nanoseconds
         // The offset is written unless it and `skipped` are 0.
         let offset = call.offsetMicroseconds ?? 0
@@ -187,15 +187,15 @@ final class CallRun {
                 }
             }
             guard parser.take(UInt8(ascii: "]")) else { return false }
-            // seq = firstSeq + index + skipped; code = (seq - event) * 32 + phase and outcome.
+            // seq = firstSeq + index + skipped; code = (seq - event) * 64 + phase and outcome.
             let (along, overflow1) = index.addingReportingOverflow(skipped)
             let (seq, overflow2) = firstSeq.addingReportingOverflow(along)
             let (back, overflow3) = seq.subtractingReportingOverflow(event)
-            guard !overflow1, !overflow2, !overflow3, back >= 0, back <= Int.max >> 5, seq > previous else { return false }
+            guard !overflow1, !overflow2, !overflow3, back >= 0, back <= Int.max >> 6, seq > previous else { return false }
             previous = seq
             index += 1
             calls.append(Call(
-                seq: seq, handlerNumber: handlerAndCode >> 5, code: back << 5 | handlerAndCode & 31, nanoseconds: nanos,
+                seq: seq, handlerNumber: handlerAndCode >> 6, code: back << 6 | handlerAndCode & 63, nanoseconds: nanos,
                 offsetMicroseconds: offset))
         } while parser.take(UInt8(ascii: ","))
         guard parser.take(UInt8(ascii: "]")), parser.isAtEnd, calls[start].seq == firstSeq,

@@ -19,6 +19,7 @@ package enum JournalCodes {
         case .answered: 5
         case .failed: 6
         case .transformedError: 7
+        case .enqueued: 8
         }
     }
 
@@ -48,12 +49,12 @@ package enum JournalCodes {
 
     /// A `j_calls.code`: how far back the call's event was raised, the phase and the outcome.
     package static func callCode(eventBack: Int, phase: Phase, outcome: Outcome.Kind) -> Int {
-        eventBack << 5 | code(phase) << 3 | code(outcome)
+        eventBack << 6 | code(phase) << 4 | code(outcome)
     }
 
     /// The parts of a `j_calls.code`, or `nil` when they make no sense.
     package static func decodeCall(_ code: Int) -> (eventBack: Int, phase: Phase, outcome: Outcome.Kind)? {
-        guard code >= 0, let phase = phase((code >> 3) & 3), let outcome = outcome(code & 7) else { return nil }
-        return (code >> 5, phase, outcome)
+        guard code >= 0, let phase = phase((code >> 4) & 3), let outcome = outcome(code & 15) else { return nil }
+        return (code >> 6, phase, outcome)
     }
 }

@@ -75,6 +75,12 @@ extension JournalReader {
         return sessions
     }
 
+    /// The seq at which `session` ended (its bus's `end()`), or `nil` when it has not (yet,
+    /// or ever: a crash).
+    public func endSeq(of session: SessionID) throws(JournalError) -> Int? {
+        try integer("SELECT ended_seq FROM j_sessions WHERE session_id = ?", [.integer(session.rawValue)])
+    }
+
     /// The ids of the journal's sessions, oldest first.
     public func sessionIDs() throws(JournalError) -> [SessionID] {
         var ids: [SessionID] = []
