@@ -30,7 +30,7 @@ struct Query: TerminalCommand {
     @Option(help: "Only this phase: capture, target, bubble or propagate.")
     var phase: PhaseName?
 
-    @Option(help: "Only this outcome: ignored, handled, consumed, consumedImmediately, transformed, transformedError, answered, failed, undelivered, deadLetter or unhandledError.")
+    @Option(help: "Only this outcome: ignored, handled, consumed, consumedImmediately, transformed, transformedError, answered, failed, enqueued, undelivered, deadLetter or unhandledError.")
     var outcome: OutcomeName?
 
     @Option(help: "Only rows at or after this seq.")

@@ -146,50 +146,71 @@ extension Replayer {
     ///   session it does not have.
     public func appRaises(session id: SessionID? = nil) throws -> [RecordingDiff.Raise] {
         let session = try session(id)
-        var raises: [(finding: ReplayFinding, steps: [(seq: Int, step: TraceStep)])] = []
-        // The app raise each event belongs to (by its cause, or the chain it is in).
-        var owner: [EventID: Int] = [:]
-        var lateSteps: [(EventID, Int, TraceStep)] = []
+        // Each raise's steps: those made during the raises it led to, then (in seq order) the
+        // "late" ones, made after the event they belong to (or whose cause) had ended: calls
+        // enqueued on the main actor, and what they raised. Their place among the others
+        // depends on when the main actor ran them; their order among themselves does not.
+        var raises: [(finding: ReplayFinding, steps: [NumberedStep], late: [NumberedStep])] = []
+        // The app raise each event belongs to (by its cause, or the chain it is in), and the
+        // seq its chain ended at.
+        var owner: [EventID: (raise: Int, end: Int)] = [:]
         try replayChains(session: session.id) { finding, steps in
             let root = finding.event
             let index: Int
+            let end = finding.event.finishedSeq ?? Int.max
             if let cause = root.cause {
                 guard let raise = owner[cause] else { return }
-                index = raise
-                raises[index].steps += steps
+                index = raise.raise
+                if root.id.rawValue > raise.end {
+                    raises[index].late += steps
+                } else {
+                    raises[index].steps += steps
+                }
             } else if root.kind != .error {
                 index = raises.count
-                raises.append((finding, steps))
+                raises.append((finding, steps, []))
             } else {
                 return
             }
-            for id in [root.id] + finding.transforms { owner[id] = index }
-        } late: { event, seq, step in
-            lateSteps.append((event, seq, step))
-        }
-        // A call enqueued on the main actor ran after its raise: it joins its raise's steps,
-        // numbered as the step it was enqueued at.
-        var matched: Set<Int> = []
-        for (event, seq, step) in lateSteps {
-            guard let index = owner[event] else { continue }
-            let enqueued = raises[index].steps.first { candidate in
-                candidate.step.outcome == Outcome.Kind.enqueued.rawValue && !matched.contains(candidate.seq)
-                    && candidate.step.eventType == step.eventType && candidate.step.phase == step.phase
-                    && (step.handlerLabel == nil || candidate.step.handlerLabel == step.handlerLabel)
-            }
-            if let enqueued { matched.insert(enqueued.seq) }
-            raises[index].steps.append((seq, TraceStep(
-                eventType: step.eventType, nodePath: enqueued?.step.nodePath ?? step.nodePath, phase: step.phase,
-                handlerLabel: step.handlerLabel ?? enqueued?.step.handlerLabel, outcome: step.outcome,
-                number: enqueued?.step.number)))
+            for id in [root.id] + finding.transforms { owner[id] = (index, end) }
+        } late: { step in
+            guard let raise = owner[step.event]?.raise else { return }
+            raises[raise].late.append(step)
         }
         return raises.map { raise in
             let event = raise.finding.event
             let stopper = raise.finding.stoppedBy.map { " by \($0.label)" } ?? ""
             return RecordingDiff.Raise(
                 id: event.id, typeName: event.typeName, originPath: raise.finding.originPath,
-                fate: "\(event.result)\(stopper)", steps: raise.steps.enumerated()
-                    .sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }.map(\.element.step))
+                fate: "\(event.result)\(stopper)",
+                steps: Self.inSeqOrder(raise.steps).map(\.step) + Self.numberingLateCalls(Self.inSeqOrder(raise.late), like: raise.steps))
+        }
+    }
+
+    /// `steps` sorted by seq (the steps an undelivered step gives share its seq: kept in order).
+    private static func inSeqOrder(_ steps: [NumberedStep]) -> [NumberedStep] {
+        steps.enumerated().sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }.map(\.element)
+    }
+
+    /// The late steps' traces, each call that ran late numbered (and placed) as the step it
+    /// was enqueued at: the one of `steps` of the same event and handler whose outcome is
+    /// `enqueued`, taken in order.
+    private static func numberingLateCalls(_ late: [NumberedStep], like steps: [NumberedStep]) -> [TraceStep] {
+        var matched: Set<Int> = []
+        return late.map { late in
+            let step = late.step
+            guard step.number == nil,
+                let enqueued = steps.first(where: { candidate in
+                    candidate.event == late.event && candidate.step.outcome == Outcome.Kind.enqueued.rawValue
+                        && !matched.contains(candidate.seq) && candidate.step.phase == step.phase
+                        && (step.handlerLabel == nil || candidate.step.handlerLabel == step.handlerLabel)
+                })
+            else { return step }
+            matched.insert(enqueued.seq)
+            return TraceStep(
+                eventType: step.eventType, nodePath: enqueued.step.nodePath, phase: step.phase,
+                handlerLabel: step.handlerLabel ?? enqueued.step.handlerLabel, outcome: step.outcome,
+                number: enqueued.step.number)
         }
     }
 }

@@ -69,28 +69,20 @@ public final class Replayer {
     }
 
     /// Replays every event chain of `session` in raise order, calling `body` with its
-    /// finding and its recorded steps, each numbered as `explain` numbers the chain's route
-    /// and with its seq; and `late` with each step recorded after its event's raise ended (a
-    /// call enqueued on the main actor that ran later), unnumbered, as it is met.
+    /// finding and its recorded steps, each numbered as `explain` numbers the chain's route,
+    /// with its seq and event; and `late` with each step recorded after its event's raise
+    /// ended (a call enqueued on the main actor that ran later), unnumbered, as it is met.
     func replayChains(
-        session: SessionID, _ body: (ReplayFinding, [(seq: Int, step: TraceStep)]) throws -> Void,
-        late: @escaping (EventID, _ seq: Int, TraceStep) throws -> Void
+        session: SessionID, _ body: (ReplayFinding, [NumberedStep]) throws -> Void,
+        late: @escaping (NumberedStep) throws -> Void
     ) throws {
-        // The types of the events met late: `nil` for another session's (journals that
-        // several buses write to interleave their sessions).
-        var typeNames: [EventID: String?] = [:]
-        let late = { (step: RecordedStep, tree: JournalTree) throws in
-            let known = try typeNames[step.event] ?? self.reader.event(step.event).flatMap { event in
-                event.session == session ? event.typeName : nil
-            }
-            typeNames[step.event] = .some(known)
-            guard let typeName = known else { return }
+        let late = { (step: RecordedStep, eventType: String, tree: JournalTree) throws in
             let (label, outcome): (String?, String) = switch step.kind {
             case let .call(number, outcome): (self.history.handler(numbered: number)?.label ?? "handler #\(number)", outcome.rawValue)
             case .undelivered: (nil, "undelivered")
             }
-            try late(step.event, step.seq, TraceStep(
-                eventType: typeName, nodePath: tree.path(of: step.node), phase: step.phase, handlerLabel: label, outcome: outcome))
+            try late(NumberedStep(seq: step.seq, event: step.event, step: TraceStep(
+                eventType: eventType, nodePath: tree.path(of: step.node), phase: step.phase, handlerLabel: label, outcome: outcome)))
         }
         // A call runs late only while its session has not ended.
         let end = try reader.endSeq(of: session) ?? Int.max
@@ -124,7 +116,7 @@ public final class Replayer {
     /// by `replaying` and emitted in raise order.
     private func stream<Replayed>(
         session: SessionID, until: Int, progress: ((Int) -> Void)?,
-        late: (step: (RecordedStep, JournalTree) throws -> Void, before: Int)? = nil,
+        late: (step: (RecordedStep, String, JournalTree) throws -> Void, before: Int)? = nil,
         replaying: ([RecordedEvent], [RecordedStep], JournalTree) -> Replayed, _ emit: (Replayed) throws -> Void
     ) throws {
         let changes = try reader.treeChanges(of: session)
@@ -141,12 +133,22 @@ public final class Replayer {
         var finished = MinHeap<Replayed>()
         var openRoots: [EventID] = []
         var oldestOpen = 0
+        // With `late`: the calls enqueued (on the main actor) by ended chains that have not
+        // run yet, by event, with the event's type.
+        var pendingLate: [EventID: (calls: Int, typeName: String)] = [:]
 
         func finishChains(before seq: Int) throws {
             while let key = ends.minimumKey, key < seq, let (end, root) = ends.popMinimum() {
                 guard let chain = open[root], chain.end == end else { continue }
                 open[root] = nil
                 for member in chain.members { chainOf[member.id] = nil }
+                if late != nil {
+                    for step in chain.steps {
+                        guard case .call(_, .enqueued) = step.kind,
+                            let member = chain.members.first(where: { $0.id == step.event }) else { continue }
+                        pendingLate[step.event, default: (0, member.typeName)].calls += 1
+                    }
+                }
                 finished.insert(root.rawValue, replaying(chain.members, chain.steps, chain.tree))
             }
             while oldestOpen < openRoots.count && open[openRoots[oldestOpen]] == nil { oldestOpen += 1 }
@@ -176,8 +178,9 @@ public final class Replayer {
         var changeSeq = changes.current?.seq ?? Int.max
         var stepSeq = steps.current?.seq ?? Int.max
         while true {
-            // Steps belong to open chains, or (asked for) come late, before the session's end.
-            let takesSteps = !open.isEmpty || stepSeq < (late?.before ?? Int.min)
+            // Steps belong to open chains, or (asked for) are enqueued calls that ran late,
+            // before the session's end.
+            let takesSteps = !open.isEmpty || (!pendingLate.isEmpty && stepSeq < (late?.before ?? Int.min))
             let next = min(eventSeq, changeSeq, takesSteps ? stepSeq : Int.max)
             if next == Int.max || (eventSeq == Int.max && !takesSteps) { break }
             if let key = ends.minimumKey, key < next {
@@ -211,8 +214,9 @@ public final class Replayer {
             } else if let step = steps.current {
                 if let chain = chain(of: step.event) {
                     chain.steps.append(step)
-                } else if let late, step.seq < late.before {
-                    try late.step(step, tree)
+                } else if let late, step.seq < late.before, let pending = pendingLate[step.event] {
+                    pendingLate[step.event] = pending.calls > 1 ? (pending.calls - 1, pending.typeName) : nil
+                    try late.step(step, pending.typeName, tree)
                 }
                 try steps.advance()
                 stepSeq = steps.current?.seq ?? Int.max
@@ -297,7 +301,7 @@ public final class Replayer {
     /// divergence) stays unnumbered.
     func numberedSteps(
         of chain: [RecordedEvent], steps: [RecordedStep], tree: JournalTree, run: ChainRun
-    ) -> [(seq: Int, step: TraceStep)] {
+    ) -> [NumberedStep] {
         var callNumbers: [Int: Int] = [:]
         var undelivered: [RouteStep<NodeID>: ChainRun.Visit] = [:]
         for visit in run.visits {
@@ -305,14 +309,14 @@ public final class Replayer {
             if case .undelivered = visit.reach { undelivered[visit.step] = visit }
         }
         let typeNames = Dictionary(chain.map { ($0.id, $0.typeName) }, uniquingKeysWith: { first, _ in first })
-        var numbered: [(seq: Int, step: TraceStep)] = []
+        var numbered: [NumberedStep] = []
         numbered.reserveCapacity(steps.count)
         for step in steps {
             let eventType = typeNames[step.event] ?? "?"
             let path = tree.path(of: step.node)
             switch step.kind {
             case let .call(number, outcome):
-                numbered.append((step.seq, TraceStep(
+                numbered.append(NumberedStep(seq: step.seq, event: step.event, step: TraceStep(
                     eventType: eventType, nodePath: path, phase: step.phase,
                     handlerLabel: history.handler(numbered: number)?.label ?? "handler #\(number)",
                     outcome: outcome.rawValue, number: callNumbers[step.seq])))
@@ -320,7 +324,7 @@ public final class Replayer {
                 let visit = undelivered[RouteStep(node: step.node, phase: step.phase)]
                 let labels: [String?] = visit.map { $0.lost.isEmpty ? [nil] : $0.lost.map(\.label) } ?? [nil]
                 for label in labels {
-                    numbered.append((step.seq, TraceStep(
+                    numbered.append(NumberedStep(seq: step.seq, event: step.event, step: TraceStep(
                         eventType: eventType, nodePath: path, phase: step.phase, handlerLabel: label,
                         outcome: "undelivered", number: visit.map { $0.index + 1 })))
                 }

@@ -87,7 +87,9 @@ public struct LiveReplay {
 
     /// Builds a fresh tree with `build`, then re-raises every recorded raise synchronously
     /// on the calling thread (and replays the recorded tree changes made outside raises),
-    /// comparing each raise's steps with the recording.
+    /// comparing each raise's steps with the recording. It does not wait for calls enqueued
+    /// on the main actor (`whenRaisedElsewhere: .enqueue`): replay such an app with
+    /// ``runAsync(limit:build:)``.
     ///
     /// - Parameters:
     ///   - limit: The most differences to report (the replay goes on to count the rest).
@@ -171,13 +173,18 @@ public struct LiveReplay {
         init(of replay: LiveReplay, limit: Int) throws {
             self.replay = replay
             self.limit = limit
+            actions = try replay.actions().makeIterator()
             directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("eventtree-live-replay-\(UUID().uuidString)", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            journal = try Journal(path: directory.appendingPathComponent("live.eventtree").path)
+            do {
+                journal = try Journal(path: directory.appendingPathComponent("live.eventtree").path)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                throw error
+            }
             bus = EventBus(recorder: journal, process: "live-replay")
             comparison = Comparison(limit: limit)
-            actions = try replay.actions().makeIterator()
             // The recording's own warnings come back when the app is unchanged: kept for the
             // report rather than written to standard error.
             bus.onWarning { [warnings] in warnings.append($0) }

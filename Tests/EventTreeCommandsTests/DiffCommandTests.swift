@@ -1,9 +1,46 @@
+import EventTree
 import EventTreeJournal
 import EventTreeTesting
 import Foundation
 import Testing
 
+struct Checkout: Event { var items = 1 }
+
 @Suite struct DiffCommandTests {
+    /// Records a small app's session: a cart whose `guard` handler either handles or consumes.
+    static func record(_ path: String, guardConsumes: Bool) throws {
+        let journal = try Journal(path: path)
+        let bus = EventBus(recorder: journal)
+        let app = EventNode("app", bus: bus)
+        let cart = EventNode("cart", parent: app)
+        cart.on(Checkout.self, label: "guard") { _, _ in guardConsumes ? .consumed : .handled }
+        app.on(Checkout.self, label: "pay") { _, _ in .handled }
+        cart.raise(Checkout(items: 2))
+        bus.end()
+        try journal.close()
+    }
+
+    @Test func aChangedHandlerExitsOneNamingTheEventTypeTheHandlerAndTheStep() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.record("\(directory)/main.eventtree", guardConsumes: false)
+            try Self.record("\(directory)/same.eventtree", guardConsumes: false)
+            try Self.record("\(directory)/branch.eventtree", guardConsumes: true)
+            let same = try Tool.run(["diff", "\(directory)/main.eventtree", "\(directory)/same.eventtree"])
+            #expect(same.status == 0)
+            #expect(same.stdout == "paired 1 raise: 0 changed fate, 0 removed, 0 added\n")
+            let changed = try Tool.run(["diff", "\(directory)/main.eventtree", "\(directory)/branch.eventtree"])
+            #expect(changed.status == 1)
+            let lines = changed.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "paired 1 raise: 1 changed fate, 0 removed, 0 added")
+            #expect(lines.dropFirst().first?.hasSuffix("(Checkout at app/cart): delivered -> consumed by guard, from step 1") == true)
+            #expect(Array(lines.dropFirst(2)) == [
+                "- 1. Checkout at app/cart target: guard -> handled",
+                "- 2. Checkout at app bubble: pay -> handled",
+                "+ 1. Checkout at app/cart target: guard -> consumed",
+            ])
+        }
+    }
+
     @Test func diffExitsZeroForTheSameProgramOneForAChangeAndTwoForBadInput() async throws {
         try await withTemporaryDirectory { directory in
             for name in ["a", "b"] {

@@ -352,16 +352,21 @@ struct Delivery {
 
     /// Records a call enqueued on the main actor (see ``WhenRaisedElsewhere/enqueue``), to
     /// be enqueued when the raise ends: the route goes on as after a handled call.
-    mutating func enqueue(_ entry: Unmanaged<HandlerEntry>, startedAt: Int, nanoseconds: Int) {
-        let handler = entry.takeUnretainedValue()
+    private mutating func enqueue(_ handler: HandlerEntry, startedAt: Int, nanoseconds: Int) {
         verdict.apply(.enqueued, by: Self.site(handler, stepPhase))
         recordCall(outcome: .enqueued, startedAt: startedAt, nanoseconds: nanoseconds, detail: nil)
         takeDetour().enqueued.append((handler, box, context))
     }
 
-    /// Records a failed call; on the event channel its error must then be raised.
+    /// Records a failed call; on the event channel its error must then be raised. A call
+    /// that could not run because it is to be enqueued on the main actor (``CallEnqueued``)
+    /// is recorded as enqueued instead.
     mutating func fail(_ entry: Unmanaged<HandlerEntry>, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
-        fail(entry.takeUnretainedValue(), with: error, startedAt: startedAt, nanoseconds: nanoseconds)
+        if error is CallEnqueued {
+            enqueue(entry.takeUnretainedValue(), startedAt: startedAt, nanoseconds: nanoseconds)
+            return nil
+        }
+        return fail(entry.takeUnretainedValue(), with: error, startedAt: startedAt, nanoseconds: nanoseconds)
     }
 
     private mutating func fail(_ entry: HandlerEntry, with error: any Error, startedAt: Int, nanoseconds: Int) -> FollowUp? {
@@ -424,26 +429,28 @@ struct Delivery {
     /// Whether nobody acted on the event (a dead letter) or caught the error.
     var isUnattended: Bool { verdict.isUnattended }
 
-    /// Ends the raise, which ended with `status`: records its end (for every event of its
-    /// transform chain) when it is recorded, then enqueues the main-actor calls it deferred,
-    /// so that each runs after its event's end.
-    func finish(_ status: RaiseStatus) {
-        guard batch != nil else {
-            if let detour, !detour.enqueued.isEmpty { enqueueDeferredCalls(of: detour) }
-            return
-        }
+    /// Records the end of the raise (for every event of its transform chain), which ended
+    /// with `status`, then enqueues the main-actor calls it deferred, so that each runs after
+    /// its event's end.
+    func recordEnd(_ status: RaiseStatus) {
+        guard batch != nil else { return }
         record(.raiseFinished(raise.id, status: status))
         if let detour {
             for raised in detour.transforms { record(.raiseFinished(raised.id, status: status)) }
             // (An enqueued call acts: such a raise is never unattended, nothing follows.)
-            if !detour.enqueued.isEmpty { enqueueDeferredCalls(of: detour) }
+            if !detour.enqueued.isEmpty { enqueueDeferredCalls() }
         }
         if isUnattended { record(channel == .errors ? .unhandledError(raise.id) : .deadLetter(raise.id)) }
     }
 
+    /// Whether the raise enqueued main-actor calls, to run once it has ended.
+    var defersCalls: Bool { detour.map { !$0.enqueued.isEmpty } ?? false }
+
+    /// Enqueues the main-actor calls the raise deferred (for an unrecorded raise, once it
+    /// has ended; a recorded one does when it records its end).
     @inline(never)
-    private func enqueueDeferredCalls(of detour: Detour) {
-        for call in detour.enqueued { bus.enqueueCall(to: call.handler, carrying: call.box, in: call.context) }
+    func enqueueDeferredCalls() {
+        for call in detour?.enqueued ?? [] { bus.enqueueCall(to: call.handler, carrying: call.box, in: call.context) }
     }
 
     /// The raise's result, once its records are handed over (the answer moves into it).

@@ -122,7 +122,11 @@ extension EventBus {
     /// delivery's records to the recorder. `stack` is the thread's that ends it.
     func end(_ delivery: inout Delivery, stack: DeliveryStack = .current) -> RaiseResult {
         let status = delivery.status
-        delivery.finish(status)
+        if delivery.isRecording {
+            delivery.recordEnd(status)
+        } else if delivery.defersCalls {
+            delivery.enqueueDeferredCalls()
+        }
         if delivery.isUnattended {
             let isError = delivery.channel == .errors
             let hooks = lock.withLock { isError ? state.unhandledErrorHooks : state.deadLetterHooks }
@@ -203,12 +207,7 @@ extension EventBus {
                 followUp = delivery.complete(next, with: outcome, startedAt: started, nanoseconds: lastReading &- started)
             } catch {
                 if timed { lastReading = clock.now() }
-                if error is CallEnqueued {
-                    delivery.enqueue(next, startedAt: started, nanoseconds: lastReading &- started)
-                    followUp = nil
-                } else {
-                    followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
-                }
+                followUp = delivery.fail(next, with: error, startedAt: started, nanoseconds: lastReading &- started)
             }
             // The stack keeps naming this handler until the next call overwrites it: between
             // calls nothing on this thread asks (a follow-up raise pushes its own frame).

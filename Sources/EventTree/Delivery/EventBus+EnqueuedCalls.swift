@@ -29,8 +29,10 @@ extension EventBus {
     @MainActor
     private func runEnqueuedCall(to handler: HandlerEntry, carrying box: AnyEventBox, in context: HandlerContext) {
         let stack = DeliveryStack.current
-        let recording = isRecorded && !lock.withLock { state.isEnded }
-        let seq = recording ? sequence.open() : 0
+        // Numbered with the lock held, as a raise is: a session's end cannot come in between.
+        let opened: Int? = isRecorded ? lock.withLock { state.isEnded ? nil : sequence.open() } : nil
+        let recording = opened != nil
+        let seq = opened ?? 0
         guard !handler.isRemoved, !handler.core.isReleased else {
             guard recording else { return }
             let batch = RecordBatch(capacity: 1)

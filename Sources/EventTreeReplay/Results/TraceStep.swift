@@ -42,3 +42,10 @@ public struct TraceStep: Sendable, Hashable, CustomStringConvertible {
             handlerLabel: handlerLabel.map(transform), outcome: outcome, number: number)
     }
 }
+
+/// A recorded step with its seq and its event, as replay reads it for ``RecordingDiff``.
+struct NumberedStep {
+    let seq: Int
+    let event: EventID
+    var step: TraceStep
+}
