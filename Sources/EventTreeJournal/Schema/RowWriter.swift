@@ -290,7 +290,8 @@ final class RowWriter {
             count.steps += 1
             let number = try handlerNumber(call.handler)
             let code = JournalCodes.callCode(eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome)
-            // Microseconds from its event's raise (its event is always in the same batch).
+            // Microseconds from its event's raise (0 for a call made after its raise ended,
+            // enqueued on the main actor, unless the raise's time is still at hand).
             let raisedAt: Int
             if let last = lastCallEvent, last.id == call.event {
                 raisedAt = last.raisedAt
