@@ -154,6 +154,7 @@ extension Replayer {
         // The app raise each event belongs to (by its cause, or the chain it is in), and the
         // seq its chain ended at.
         var owner: [EventID: (raise: Int, end: Int)] = [:]
+        var lateCalls: [NumberedStep] = []
         try replayChains(session: session.id) { finding, steps in
             let root = finding.event
             let index: Int
@@ -174,7 +175,11 @@ extension Replayer {
             }
             for id in [root.id] + finding.transforms { owner[id] = (index, end) }
         } late: { step in
-            guard let raise = owner[step.event]?.raise else { return }
+            // Its raise's finding may still be held back (an older raise still open).
+            lateCalls.append(step)
+        }
+        for step in lateCalls {
+            guard let raise = owner[step.event]?.raise else { continue }
             raises[raise].late.append(step)
         }
         return raises.map { raise in

@@ -2,6 +2,7 @@ import EventTree
 import EventTreeJournal
 import EventTreeReplay
 import EventTreeTesting
+import Foundation
 import Testing
 
 @Suite struct RecordingDiffTests {
@@ -64,6 +65,54 @@ import Testing
             #expect(diff.added.map(\.description) == ["event \(diff.added[0].id.rawValue) (Pong at app): unhandled"])
             let reversed = try RecordingDiff(old: directory + "/b.eventtree", new: directory + "/a.eventtree")
             #expect(reversed.removed.count == 1 && reversed.added.isEmpty && reversed.changed.isEmpty)
+        }
+    }
+}
+
+/// A call enqueued by a raise nested in another one runs on the main actor while the outer
+/// raise may still be delivering: its steps come after the outer raise's, however the two
+/// interleaved, so two recordings of the same program do not differ.
+@Suite struct LateStepOrderTests {
+    struct Sync: Event {}
+    struct Saved: Event {}
+
+    static func record(_ path: String, slowOuter: Bool) async throws {
+        let journal = try Journal(path: path)
+        let bus = EventBus(recorder: journal)
+        let app = EventNode("app", bus: bus)
+        let store = EventNode("store", parent: app)
+        store.on(Sync.self, label: "sync") { _, context in
+            context.node?.raise(Saved())
+            // The outer raise goes on while the main actor runs "show-saved" (or not yet).
+            if slowOuter { Thread.sleep(forTimeInterval: 0.05) }
+            return .handled
+        }
+        app.on(Sync.self, label: "log-sync") { _, _ in .handled }
+        app.onMainActor(Saved.self, label: "show-saved", whenRaisedElsewhere: .enqueue) { _, _ in .handled }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                store.raise(Sync())
+                done.resume()
+            }.start()
+        }
+        await bus.waitForEnqueuedCalls()
+        bus.end()
+        try journal.close()
+    }
+
+    @Test func lateStepsFollowTheirRaisesOtherSteps() async throws {
+        try await withTemporaryDirectory { directory in
+            try await Self.record(directory + "/fast.eventtree", slowOuter: false)
+            try await Self.record(directory + "/slow.eventtree", slowOuter: true)
+            let raises = try Replayer(journal: directory + "/slow.eventtree").appRaises()
+            #expect(raises.map(\.typeName) == ["Sync"])
+            #expect(raises.first?.steps.map(\.description) == [
+                "2. Saved at app bubble: show-saved -> enqueued",
+                "1. Sync at app/store target: sync -> handled",
+                "2. Sync at app bubble: log-sync -> handled",
+                "2. Saved at app bubble: show-saved -> handled",
+            ])
+            #expect(try RecordingDiff(old: directory + "/fast.eventtree", new: directory + "/slow.eventtree").isSame)
         }
     }
 }
