@@ -14,8 +14,8 @@ public struct TraceStep: Sendable, Hashable, CustomStringConvertible {
     /// The `Outcome.Kind` case name, or `undelivered`.
     public let outcome: String
     /// The step's number (from 1) on its event's route, as `eventtree explain` numbers it;
-    /// `nil` when not known (a ``TraceRecorder``-style trace, or a call replay could not
-    /// place on the route).
+    /// `nil` when not known (a call replay could not place on the route, or a step built
+    /// by hand).
     public let number: Int?
 
     /// Creates a step.
