@@ -73,11 +73,11 @@ public struct EventTreeCommand: ParsableCommand {
                 terminal.write(help.hasSuffix("\n") ? help : help + "\n")
                 return 0
             }
-            // One line: the message without usage or help, its lines joined.
-            let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") && !$0.hasPrefix("Help:") }
-            let line = lines.joined(separator: " ")
-            terminal.writeError(errorLine(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line))
+            // ArgumentParser's message alone (its usage and help lines are left to `--help`),
+            // on one line: a list of allowed values comes one per line.
+            let line = message(for: error).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+            terminal.writeError(errorLine(line))
             return badInputStatus
         }
     }
