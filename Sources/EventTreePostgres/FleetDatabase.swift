@@ -181,8 +181,8 @@ public actor FleetDatabase {
         let start = try await progress(of: id, locking: false)
         var shipped = start.shipped
         if start.shipped > 0 && start.schemaVersion != reader.schemaVersion {
-            // Its rows were shipped at another journal schema version (or, by fleet schema 1,
-            // not at all): they are sent again, all at once, at this one.
+            // Its rows were shipped at another journal schema version: they are sent again,
+            // all at once, at this one.
             try await transaction { connection in
                 let progress = try await self.progress(of: id, locking: true)
                 guard progress.shipped == shipped else { throw ShipError.shippedConcurrently(path: reader.path) }

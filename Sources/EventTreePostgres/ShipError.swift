@@ -26,7 +26,7 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
     case severalJournals(location: String, count: Int)
     /// The database holds no journal with this id (read back).
     case noSuchJournal(location: String, id: UUID)
-    /// The journal was shipped by an eventtree that did not ship its rows (read back).
+    /// The journal is in the database, but none of its rows is (its first ship stopped early).
     case rowsNotShipped(location: String, id: UUID)
     /// The database's fleet schema is older than this eventtree's (read back changes nothing).
     case olderSchema(location: String, found: Int, current: Int)
@@ -55,7 +55,7 @@ public enum ShipError: Error, Equatable, CustomStringConvertible {
         case .noSuchJournal(let location, let id):
             "\(location) holds no journal \(id.uuidString.lowercased()) (SELECT journal_id, source FROM journals lists them)"
         case .rowsNotShipped(let location, let id):
-            "journal \(id.uuidString.lowercased()) in \(location) was shipped by an older eventtree, without the rows that read it back: ship it again with this eventtree"
+            "journal \(id.uuidString.lowercased()) in \(location) has no rows shipped yet: ship it again with 'eventtree ship JOURNAL --to \(location)'"
         case .olderSchema(let location, let found, let current):
             "\(location) has fleet schema version \(found), older than this eventtree's \(current): ship to it with this eventtree first (it upgrades the schema)"
         }

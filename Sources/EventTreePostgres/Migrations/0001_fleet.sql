@@ -1,6 +1,8 @@
 -- EventTree fleet database, schema version 1: the views of every shipped journal, one table
 -- per view with the view's columns after journal_id, so that a query written for one
 -- journal runs fleet-wide (add `journal_id` to tell journals apart). Times are timestamptz.
+-- And the journals' own rows (journal_rows), so that a shipped journal can be read back as
+-- the file is (eventtree replay|explain|query|sessions|topology|verify|tail --from …).
 CREATE TABLE eventtree_migrations (
     version    integer PRIMARY KEY,
     name       text NOT NULL,
@@ -14,6 +16,7 @@ CREATE TABLE journals (
     shipped_seq      bigint NOT NULL DEFAULT 0,  -- every row up to this seq is shipped
     events_final_seq bigint NOT NULL DEFAULT 0,  -- event_history rows up to it are final; later ones are shipped again
     source           text NOT NULL,              -- host and path it was last shipped from
+    schema_version   integer,                    -- the journal schema version of its journal_rows; NULL until the first are shipped
     first_shipped_at timestamptz NOT NULL DEFAULT now(),
     last_shipped_at  timestamptz NOT NULL DEFAULT now()
 );
@@ -108,3 +111,14 @@ CREATE TABLE journal_trouble (
     records    bigint,
     PRIMARY KEY (journal_id, seq)
 );
+
+-- Each row of the journal's tables (j_events, j_calls, …) as an image the journal format
+-- encodes and decodes (EventTreeJournal: every value exactly as SQLite stored it); query the
+-- view tables above for answers, not these.
+CREATE TABLE journal_rows (
+    journal_id uuid NOT NULL REFERENCES journals,
+    table_name text NOT NULL,
+    seq        bigint,            -- its seq (its event's, in j_events and j_event_details); NULL in tables shipped whole
+    image      bytea NOT NULL
+);
+CREATE INDEX journal_rows_by_seq ON journal_rows (journal_id, table_name, seq);
