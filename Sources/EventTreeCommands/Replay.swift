@@ -29,25 +29,48 @@ struct Replay: TerminalCommand {
         try options.read { journal in try read(journal, on: terminal) }
     }
 
+    /// The columns of the CSV output.
+    private static let columns = ["event_id", "session_id", "event_type", "origin_path", "classification", "result", "summary"]
+
+    /// Replays `journal` and writes each finding as it comes (a text table's groups once
+    /// the replay ends, from temporary files), so that memory does not grow with the journal.
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
         let replayer = try Replayer(journal: journal)
-        var findings: [ReplayFinding] = []
+        let output = ChunkedOutput(terminal)
+        var stream = options.format == .table ? nil : RowStream(columns: Self.columns, format: options.format, to: output)
+        var groups: [Classification: TableSpool] = [:]
         var counts: [Classification: Int] = [:]
         var failing = 0
+        var produced = 0
         let progress: ((Int) -> Void)? = terminal.showsProgress ? { seq in terminal.writeError("\rreplaying… seq \(seq)") } : nil
         try replayer.replay(session: session.map(SessionID.init), until: until, progress: progress) { finding in
             counts[finding.classification, default: 0] += 1
             if failOn?.classes.contains(finding.classification) == true { failing += 1 }
-            if only?.classes.contains(finding.classification) ?? true { findings.append(finding) }
+            guard only?.classes.contains(finding.classification) ?? true else { return }
+            produced += finding.transforms.count
+            switch options.format {
+            case .json, .jsonl:
+                stream?.append(json: FindingEncoding.finding(finding).text)
+            case .csv:
+                stream?.append([
+                    .integer(finding.event.id.rawValue), .integer(finding.event.session.rawValue), .text(finding.event.typeName),
+                    .text(finding.originPath), .text(finding.classification.rawValue), .text(finding.event.result.rawValue),
+                    .text(finding.summary),
+                ])
+            case .table:
+                let group = try groups[finding.classification] ?? TableSpool(columns: ["event", "type", "origin", "what happened"])
+                groups[finding.classification] = group
+                try group.append([
+                    .integer(finding.event.id.rawValue), .text(finding.event.typeName), .text(finding.originPath),
+                    .text(finding.summary),
+                ])
+            }
         }
         if progress != nil { terminal.writeError("\r\u{1B}[K") }
-        switch options.format {
-        case .json, .jsonl:
-            terminal.write(findings.map(FindingEncoding.finding).rendered(as: options.format))
-        case .csv:
-            terminal.write(table(findings).rendered(as: .csv))
-        case .table:
-            terminal.write(report(findings, counts: counts, color: terminal.isColorful))
+        if let stream {
+            stream.finish()
+        } else {
+            try writeGroups(groups, counts: counts, produced: produced, to: output, color: terminal.isColorful)
         }
         if failing > 0 {
             throw CommandFailure(
@@ -56,37 +79,24 @@ struct Replay: TerminalCommand {
         }
     }
 
-    private func table(_ findings: [ReplayFinding]) -> Table {
-        Table(
-            columns: ["event_id", "session_id", "event_type", "origin_path", "classification", "result", "summary"],
-            rows: findings.map { finding in
-                [.integer(finding.event.id.rawValue), .integer(finding.event.session.rawValue), .text(finding.event.typeName),
-                 .text(finding.originPath), .text(finding.classification.rawValue), .text(finding.event.result.rawValue),
-                 .text(finding.summary)]
-            })
-    }
-
-    private func report(_ findings: [ReplayFinding], counts: [Classification: Int], color: Bool) -> String {
-        var text = ""
+    /// The text report: each class's findings as a table under its name, then the counts.
+    private func writeGroups(
+        _ groups: [Classification: TableSpool], counts: [Classification: Int], produced: Int, to output: ChunkedOutput,
+        color: Bool
+    ) throws {
         for classification in Classification.allCases.sorted() {
-            let group = findings.filter { $0.classification == classification }
-            guard !group.isEmpty else { continue }
-            text += (color ? "\u{1B}[1m" : "") + "\(classification) (\(group.count))" + (color ? "\u{1B}[0m" : "") + "\n"
-            let rows = Table(
-                columns: ["event", "type", "origin", "what happened"],
-                rows: group.map { [.integer($0.event.id.rawValue), .text($0.event.typeName), .text($0.originPath), .text($0.summary)] })
-            text += rows.rendered(as: .table).split(separator: "\n", omittingEmptySubsequences: false)
-                .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
-            text += "\n"
+            guard let group = groups[classification] else { continue }
+            output.write((color ? "\u{1B}[1m" : "") + "\(classification) (\(group.count))" + (color ? "\u{1B}[0m" : "") + "\n")
+            try group.write(to: output, indent: "  ")
+            output.write("\n")
         }
         let total = counts.values.reduce(0, +)
         let parts = Classification.allCases.map { "\(counts[$0, default: 0]) \($0)" }
         // A transform's event is replayed with the event it came from: say how the two
         // counts (events here, raises in event_history and the demo) relate.
-        let produced = findings.reduce(0) { $0 + $1.transforms.count }
         let raises = produced == 0 ? "" : " (\(total + produced) raises: \(produced) produced by a transform)"
-        text += "\(total) event\(total == 1 ? "" : "s")\(raises): " + parts.joined(separator: ", ") + "\n"
-        return text
+        output.write("\(total) event\(total == 1 ? "" : "s")\(raises): " + parts.joined(separator: ", ") + "\n")
+        output.flush()
     }
 }
 

@@ -54,14 +54,32 @@ package struct Table: Sendable, Equatable {
     package func rendered(as format: OutputFormat, color: Bool = false, minimumWidths: [Int] = []) -> String {
         switch format {
         case .table: text(color: color, minimumWidths: minimumWidths)
-        case .json: "[" + rows.map(object).joined(separator: ",\n ") + "]\n"
-        case .jsonl: rows.map { object($0) + "\n" }.joined()
-        case .csv: ([columns.map(Self.csv)] + rows.map { $0.map { Self.csv($0.plain) } }).map { $0.joined(separator: ",") + "\n" }.joined()
+        case .json: "[" + rows.map { Self.object(columns: columns, $0) }.joined(separator: ",\n ") + "]\n"
+        case .jsonl: rows.map { Self.object(columns: columns, $0) + "\n" }.joined()
+        case .csv: ([Self.csvLine(columns)] + rows.map { Self.csvLine($0.map(\.plain)) }).joined()
         }
     }
 
-    private func object(_ row: [Cell]) -> String {
+    /// A row as a JSON object of `columns`.
+    static func object(columns: [String], _ row: [Cell]) -> String {
         "{" + zip(columns, row).map { JSON.quoted($0) + ":" + $1.json }.joined(separator: ",") + "}"
+    }
+
+    /// A CSV line of `values`, newline included.
+    static func csvLine(_ values: [String]) -> String {
+        values.map(csv).joined(separator: ",") + "\n"
+    }
+
+    /// A row's cells as a text table shows them (see ``VisibleText``).
+    static func shown(_ row: [Cell]) -> [String] {
+        row.indices.map { VisibleText.shown(row[$0].plain, limit: $0 == row.count - 1 ? VisibleText.lineLimit : VisibleText.limit) }
+    }
+
+    /// A text table's line: each value but the last padded to its column's width.
+    static func line(_ values: [String], widths: [Int]) -> String {
+        zip(values, widths).enumerated().map { index, pair in
+            index == values.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+        }.joined(separator: "  ")
     }
 
     /// An aligned table: each cell shown as ``VisibleText`` shows it (control characters
@@ -69,21 +87,14 @@ package struct Table: Sendable, Equatable {
     /// ``VisibleText/lineLimit`` in the last), so that recorded text can neither drive the
     /// terminal nor make every row as wide as its longest value.
     private func text(color: Bool, minimumWidths: [Int]) -> String {
-        let cells = rows.map { row in
-            row.indices.map { VisibleText.shown(row[$0].plain, limit: $0 == row.count - 1 ? VisibleText.lineLimit : VisibleText.limit) }
-        }
+        let cells = rows.map(Self.shown)
         let widths = columns.indices.map { column in
             max(([columns[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0,
                 minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
         }
-        func line(_ values: [String]) -> String {
-            zip(values, widths).enumerated().map { index, pair in
-                index == values.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
-        let header = line(columns)
+        let header = Self.line(columns, widths: widths)
         var output = (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
-        for row in cells { output += line(row) + "\n" }
+        for row in cells { output += Self.line(row, widths: widths) + "\n" }
         return output
     }
 

@@ -1,0 +1,77 @@
+import Foundation
+
+/// A text table too long to hold in memory: each row is shown and measured as it comes,
+/// kept in a temporary file, and written aligned once every width is known, as
+/// ``Table/rendered(as:color:minimumWidths:)`` aligns a table held at once.
+final class TableSpool {
+    private let columns: [String]
+    private var widths: [Int]
+    /// Rows appended so far.
+    private(set) var count = 0
+    private let url: URL
+    private let file: FileHandle
+    private var pending: [UInt8] = []
+    /// Between cells and rows in the file: shown cells hold no control character.
+    private static let cellSeparator: UInt8 = 0x1F
+    private static let rowSeparator: UInt8 = 0x0A
+
+    /// An empty table with `columns`, spooled in the temporary directory.
+    init(columns: [String]) throws {
+        self.columns = columns
+        widths = columns.map(\.count)
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("eventtree-table-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CommandFailure(message: "cannot create a temporary file in \(url.deletingLastPathComponent().path): "
+                + "set TMPDIR to a folder with room")
+        }
+        file = try FileHandle(forUpdating: url)
+    }
+
+    deinit {
+        try? file.close()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Appends a row (one cell per column).
+    func append(_ row: [Table.Cell]) throws {
+        let cells = Table.shown(row)
+        for (column, cell) in cells.enumerated() { widths[column] = max(widths[column], cell.count) }
+        for (column, cell) in cells.enumerated() {
+            if column > 0 { pending.append(Self.cellSeparator) }
+            pending.append(contentsOf: cell.utf8)
+        }
+        pending.append(Self.rowSeparator)
+        count += 1
+        if pending.count >= 1 << 16 { try spill() }
+    }
+
+    /// Writes the table (header, then the rows in order), each line after `indent`.
+    func write(to output: ChunkedOutput, indent: String = "") throws {
+        try spill()
+        try file.seek(toOffset: 0)
+        output.write(indent + Table.line(columns, widths: widths) + "\n")
+        var rest: [UInt8] = []
+        while let chunk = try file.read(upToCount: 1 << 16), !chunk.isEmpty {
+            rest.append(contentsOf: chunk)
+            var start = rest.startIndex
+            while let end = rest[start...].firstIndex(of: Self.rowSeparator) {
+                let cells = rest[start..<end].split(separator: Self.cellSeparator, omittingEmptySubsequences: false)
+                    .map { String(decoding: $0, as: UTF8.self) }
+                output.write(indent + Table.line(cells, widths: widths) + "\n")
+                start = end + 1
+            }
+            rest.removeSubrange(..<start)
+        }
+    }
+
+    private func spill() throws {
+        guard !pending.isEmpty else { return }
+        do {
+            try file.write(contentsOf: pending)
+        } catch {
+            throw CommandFailure(message: "cannot write the temporary file \(url.path): \(error.localizedDescription); "
+                + "set TMPDIR to a folder with room")
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+}
