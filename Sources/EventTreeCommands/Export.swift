@@ -39,14 +39,21 @@ struct Export: TerminalCommand {
             throw ValidationError("--session applies to chrome-trace; jsonl exports every record")
         }
         let file = try output.flatMap { $0 == "-" ? nil : try OutputFile(path: $0, notOver: journal) }
-        var text = ""
-        let write: (String) -> Void = file == nil ? { terminal.write($0) } : { text += $0 }
-        switch format {
-        case .chromeTrace:
-            write(try TraceExport(journal: journal, session: session.map(SessionID.init)).chromeTrace())
-        case .jsonl:
-            try RecordLines(journal: journal).write(write)
+        // Written as it comes: a record's line at a time for jsonl, never the whole export.
+        let produce: ((String) -> Void) throws -> Void = { [format, session] append in
+            switch format {
+            case .chromeTrace:
+                append(try TraceExport(journal: journal, session: session.map(SessionID.init)).chromeTrace())
+            case .jsonl:
+                try RecordLines(journal: journal).write(append)
+            }
         }
-        try file?.write(text)
+        if let file {
+            try file.write(produce)
+        } else {
+            let output = ChunkedOutput(terminal)
+            try produce(output.write)
+            output.flush()
+        }
     }
 }

@@ -84,4 +84,46 @@ import Testing
             }
         }
     }
+
+    @Test func aFileIsWrittenInChunksAsItComesAndReplacedOnlyWhenDone() async throws {
+        try await withTemporaryDirectory { directory in
+            let target = directory + "/out.jsonl"
+            try "before\n".write(toFile: target, atomically: true, encoding: .utf8)
+            let file = try OutputFile(path: target, notOver: directory + "/app.eventtree")
+            // Thousands of appends crossing chunk boundaries, with multi-byte characters.
+            let lines = (0..<20_000).map { "{\"n\":\($0),\"s\":\"café 👩‍👩‍👧 \($0 % 7)\"}\n" }
+            var seen = ""
+            try file.write { append in
+                for line in lines { append(line) }
+                // Nothing replaces the target before the text is complete.
+                seen = try String(contentsOfFile: target, encoding: .utf8)
+            }
+            #expect(seen == "before\n")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == lines.joined())
+            // A failure half way leaves the target as it was, and no new file beside it.
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try file.write { append in
+                    for line in lines { append(line) }
+                    throw Stop()
+                }
+            }
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == lines.joined())
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.jsonl"])
+        }
+    }
+
+    @Test func exportToAFileIsWhatItWritesToStandardOutput() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let journal = directory + "/busy.eventtree"
+            #expect(runCommand(["demo", "--journal", journal, "--events", "2000", "--format", "csv"]).status == 0)
+            let writes = Writes()
+            #expect(EventTreeCommand.run(["export", journal, "--format", "jsonl"], terminal: writes.terminal) == 0)
+            let size = writes.output.utf8.count
+            #expect(size > 500_000 && writes.count >= size / 65_536 && writes.count < size / 1_000)
+            let target = directory + "/busy.jsonl"
+            #expect(runCommand(["export", journal, "--format", "jsonl", "-o", target]).status == 0)
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == writes.output)
+        }
+    }
 }

@@ -52,7 +52,25 @@ struct OutputFile {
     ///
     /// - Throws: `CommandFailure` when the target is refused or cannot be written.
     func write(_ text: String) throws {
-        try Self.replace(try checkedTarget(), with: Array(text.utf8), shownAs: path)
+        try write { append in append(text) }
+    }
+
+    /// Writes what `produce` appends, in order, as it comes: to a new file beside the
+    /// target, in chunks (the text is never held whole), which replaces the target once
+    /// `produce` returns, after checking the target again. When `produce` throws, the new
+    /// file is removed and the target left as it was.
+    ///
+    /// - Throws: `CommandFailure` when the target is refused or cannot be written; what
+    ///   `produce` throws.
+    func write(_ produce: (_ append: (String) -> Void) throws -> Void) throws {
+        let replacement = try Replacement(beside: try checkedTarget(), shownAs: path)
+        do {
+            try produce { replacement.append($0) }
+            try replacement.finish(as: try checkedTarget())
+        } catch {
+            replacement.abandon()
+            throw error
+        }
     }
 
     /// The path the text goes to (links resolved), once the target passed every check.
@@ -128,36 +146,72 @@ struct OutputFile {
         return current
     }
 
-    /// Writes `bytes` to a new file beside `target`, then renames it over `target`: the
-    /// file is replaced whole or not at all. An existing file's permissions are kept; a new
-    /// one gets the process's default (0666 less the umask), as `open` gives it.
-    private static func replace(_ target: String, with bytes: [UInt8], shownAs shown: String) throws {
-        let folder = (target as NSString).deletingLastPathComponent
-        let temporary = (folder as NSString).appendingPathComponent(
-            ".\((target as NSString).lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw failure(shown, errno) }
-        var failed: Int32?
-        var existing = stat()
-        if stat(target, &existing) == 0 && fchmod(descriptor, existing.st_mode & 0o7777) != 0 { failed = errno }
-        var written = 0
-        while failed == nil && written < bytes.count {
-            // pwrite: the same POSIX call everywhere, and not shadowed by this type's `write`.
-            let count = bytes[written...].withUnsafeBytes { buffer in
-                pwrite(descriptor, buffer.baseAddress, buffer.count, off_t(written))
+    /// A new file beside the target, filled in chunks, then renamed over the target: the file
+    /// is replaced whole or not at all. An existing file's permissions are kept; a new one
+    /// gets the process's default (0666 less the umask), as `open` gives it.
+    private final class Replacement {
+        private let temporary: String
+        private let shown: String
+        private var descriptor: Int32
+        private var pending: [UInt8] = []
+        private var written = 0
+        /// The first error writing met (reported by ``finish(as:)``).
+        private var failed: Int32?
+        /// How many bytes gather before they are written.
+        private static let chunk = 1 << 16
+
+        init(beside target: String, shownAs shown: String) throws {
+            self.shown = shown
+            let folder = (target as NSString).deletingLastPathComponent
+            temporary = (folder as NSString).appendingPathComponent(
+                ".\((target as NSString).lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard descriptor >= 0 else { throw OutputFile.failure(shown, errno) }
+            var existing = stat()
+            if stat(target, &existing) == 0 && fchmod(descriptor, existing.st_mode & 0o7777) != 0 { failed = errno }
+        }
+
+        /// Appends `text`, writing once a chunk has gathered.
+        func append(_ text: String) {
+            pending.append(contentsOf: text.utf8)
+            if pending.count >= Self.chunk { flush() }
+        }
+
+        private func flush() {
+            var start = 0
+            while failed == nil && start < pending.count {
+                // pwrite: the same POSIX call everywhere, and not shadowed by a `write` method.
+                let count = pending[start...].withUnsafeBytes { buffer in
+                    pwrite(descriptor, buffer.baseAddress, buffer.count, off_t(written))
+                }
+                if count < 0 {
+                    if errno != EINTR { failed = errno }
+                } else {
+                    written += count
+                    start += count
+                }
             }
-            if count < 0 {
-                if errno != EINTR { failed = errno }
-            } else {
-                written += count
+            pending.removeAll(keepingCapacity: true)
+        }
+
+        /// Writes the rest, makes it durable, and renames the file over `target`.
+        func finish(as target: String) throws {
+            flush()
+            if failed == nil && fsync(descriptor) != 0 { failed = errno }
+            if close(descriptor) != 0 && failed == nil { failed = errno }
+            descriptor = -1
+            if failed == nil && rename(temporary, target) != 0 { failed = errno }
+            if let failed {
+                unlink(temporary)
+                throw OutputFile.failure(shown, failed)
             }
         }
-        if failed == nil && fsync(descriptor) != 0 { failed = errno }
-        if close(descriptor) != 0 && failed == nil { failed = errno }
-        if failed == nil && rename(temporary, target) != 0 { failed = errno }
-        if let failed {
+
+        /// Removes the new file (the target stays as it was).
+        func abandon() {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
             unlink(temporary)
-            throw failure(shown, failed)
         }
     }
 
