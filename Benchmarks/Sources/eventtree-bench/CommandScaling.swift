@@ -26,7 +26,10 @@ enum CommandScaling {
         Command(name: "tail --last 5", readsEverything: false) { journal, _, _ in ["tail", journal, "--last", "5"] },
         Command(name: "sessions", readsEverything: false) { journal, _, _ in ["sessions", journal] },
         Command(name: "verify", readsEverything: false) { journal, _, _ in ["verify", journal] },
-        Command(name: "replay", readsEverything: true) { journal, _, _ in ["replay", journal] },
+        Command(name: "replay", readsEverything: false) { journal, _, _ in ["replay", journal] },
+        Command(name: "export --format jsonl -o FILE", readsEverything: false) { journal, _, _ in
+            ["export", journal, "--format", "jsonl", "-o", freshPath("scaling-records.jsonl")]
+        },
         Command(name: "report -o FILE", readsEverything: true) { journal, _, _ in
             ["report", journal, "-o", freshPath("scaling-report.html")]
         },
