@@ -261,6 +261,27 @@ func expectRecovery(_ journal: Journal, raises: Int, sourceLocation: SourceLocat
         }
     }
 
+    @Test func aFlushReturnsOnlyOnceTheAppHasHeardOfItsCommit() async throws {
+        // Waiters are woken after the status handler and the checkpoint hand-over, so that
+        // what a flush returns to has already been told (a checkpoint per commit here).
+        let handed = StatusLog()
+        var options = JournalOptions()
+        options.maxDelay = .seconds(3600)
+        options.checkpointInterval = .zero
+        options.onCheckpoint = { _ in handed.append(.healthy) }
+        try await withTemporaryJournal(options: options) { journal throws in
+            let app = Self.app(on: journal)
+            var previous = 0
+            for index in 0..<300 {
+                app.raise(Ping(n: index))
+                try journal.flush()
+                let count = handed.values.count
+                #expect(count > previous, "flush \(index) returned before its checkpoint was handed out")
+                previous = count
+            }
+        }
+    }
+
     @Test func bufferedRecordsAreCommittedByFlush() async throws {
         var options = JournalOptions()
         options.maxDelay = .seconds(3600)

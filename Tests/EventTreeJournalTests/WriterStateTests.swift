@@ -167,6 +167,24 @@ import Testing
         #expect(try state.isFlushed(later))
     }
 
+    @Test func aDurableRaiseArrivingAsTheWriterFinishesNeverLeadsAWrite() {
+        // Handing out the last checkpoint releases the lock: a durable raiser that hands over
+        // a batch then must not start a transaction on the connection about to close.
+        var state = state { $0.durability = .durable }
+        let wasStopped = state.beginClose(now: 0)
+        #expect(!wasStopped && state.nextStep(now: 0) == .finish)
+        state.beginFinalWrite()
+        _ = state.finalWriteEnded(head: nil, now: 0)
+        let late = hand(&state, from: 1, count: 2).ticket
+        state.startWaiting()
+        #expect(state.durableStep(for: late) == .wait)
+        _ = state.stop()
+        #expect(state.durableStep(for: late) == .answer)
+        #expect(state.stopWaiting(for: late)
+            == .dropped(reason: "the journal /tmp/app.eventtree closed before this raise's records could be written"))
+        #expect(state.status == .closed(unrecorded: 2) && !state.isWriting)
+    }
+
     @Test func closingRetriesUntilItsDeadlineThenCountsWhatIsLost() {
         var state = state { $0.closeTimeout = .milliseconds(300) }
         hand(&state, from: 1, count: 3)

@@ -129,8 +129,9 @@ final class JournalWriter: @unchecked Sendable {
                 break loop
             case .lead(let gathering):
                 // A commit without two thread switches; others join by waiting for the next.
-                if gathering && !state.gatheringEnded(arrived: wake.wait(lock, nanoseconds: Self.groupCommitWindow)) {
-                    continue
+                if gathering {
+                    let arrived = wake.wait(lock, nanoseconds: Self.groupCommitWindow)
+                    if !state.gatheringEnded(arrived: arrived) { continue }
                 }
                 write()
             case .wait:
@@ -246,10 +247,12 @@ final class JournalWriter: @unchecked Sendable {
             result = .committed(head: head, endsSession: endsSession)
         }
         let announcements = state.transactionEnded(transaction, result, now: monotonicNanoseconds())
-        progress.broadcast()
-        wake.broadcast()
+        // The app hears first: a flush or durable raise that returns finds the status and the
+        // checkpoint already told.
         if let status = announcements.status { notify(status) }
         if let checkpoint = announcements.checkpoint { handOut(checkpoint) }
+        progress.broadcast()
+        wake.broadcast()
     }
 
     // MARK: The writer thread
@@ -265,7 +268,8 @@ final class JournalWriter: @unchecked Sendable {
             case .idle(let nanoseconds):
                 // Durable raisers commit their own batches; the thread steps in only for
                 // batches nobody waits for any more (after a timeout), on flush and close.
-                if state.writesAfterIdling(woken: wake.wait(lock, nanoseconds: nanoseconds)) { write() }
+                let woken = wake.wait(lock, nanoseconds: nanoseconds)
+                if state.writesAfterIdling(woken: woken) { write() }
             case .write:
                 write()
             case .finish:

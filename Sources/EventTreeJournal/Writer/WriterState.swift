@@ -459,10 +459,11 @@ struct WriterState {
         isWriting = true
     }
 
-    /// The last word is written; the chain's head is `head`.
+    /// The last word is written; the chain's head is `head`. The writer stays busy until
+    /// ``stop()``: handing out the checkpoint releases the lock, and a durable raiser must
+    /// not start a transaction on a connection about to close.
     mutating func finalWriteEnded(head: JournalHead?, now: Int) -> JournalCheckpoint? {
-        isWriting = false
-        return checkpoint(at: head, due: true, now: now)
+        checkpoint(at: head, due: true, now: now)
     }
 
     /// The writer thread stops: what was not written is counted as lost. Returns the first
@@ -482,6 +483,7 @@ struct WriterState {
         let buffers = recycled
         recycled = []
         recycledRoom = 0
+        isWriting = false
         isStopped = true
         return (unsettled, buffers)
     }
