@@ -41,6 +41,11 @@ final class CallRun {
     /// journal's first. A longer raise keeps its calls in `j_call_runs`.
     static let eventRowReach = 1_024
 
+    /// How many seqs a run spans at most: a longer run of one event's calls is cut into runs
+    /// that each start within this many seqs of their last call, so that reading a stretch
+    /// of seqs never unpacks more than this much before it.
+    static let longestSpan = 1_024
+
     // Used by one thread, the writer's: no dynamic exclusivity check on each access.
 
     /// The event the calls belong to.
@@ -48,6 +53,9 @@ final class CallRun {
     /// The seq of the first call and of the last one (0 when empty).
     @exclusivity(unchecked) private(set) var firstSeq = 0
     @exclusivity(unchecked) private(set) var lastSeq = 0
+    /// The first seq past the run's longest span (0 when empty): what a call must be below
+    /// to join it.
+    @exclusivity(unchecked) private var spanEnd = 0
     /// How many calls the run has.
     @exclusivity(unchecked) private(set) var count = 0
     /// The row's `calls` text so far (without its closing bracket while open).
@@ -59,8 +67,12 @@ final class CallRun {
     /// Whether the run has no call.
     var isEmpty: Bool { firstSeq == 0 }
 
-    /// Whether a call of `event` may join the run.
-    func continues(_ event: Int) -> Bool { firstSeq != 0 && self.event == event }
+    /// Whether a call of `event` at `seq` may join the run (on the writer's path for every
+    /// call, hence inlined).
+    @inline(__always)
+    func continues(_ event: Int, at seq: Int) -> Bool {
+        seq < spanEnd && self.event == event
+    }
 
     /// Adds a call of `event` (the run must be empty or continue `event`; the call's seq
     /// must follow the run's last and its code's distance be its seq's, its handler number
@@ -69,6 +81,7 @@ final class CallRun {
         if firstSeq == 0 {
             self.event = event
             firstSeq = call.seq
+            spanEnd = call.seq + Self.longestSpan
             count = 0
             text.count = 0
         }
@@ -127,6 +140,7 @@ final class CallRun {
         defer {
             firstSeq = 0
             lastSeq = 0
+            spanEnd = 0
         }
         return try body(text.bytes)
     }
@@ -136,6 +150,7 @@ final class CallRun {
         swap(&event, &other.event)
         swap(&firstSeq, &other.firstSeq)
         swap(&lastSeq, &other.lastSeq)
+        swap(&spanEnd, &other.spanEnd)
         swap(&count, &other.count)
         text.exchange(with: other.text)
     }
@@ -150,6 +165,7 @@ final class CallRun {
     func discard() {
         firstSeq = 0
         lastSeq = 0
+        spanEnd = 0
     }
 
     // MARK: Reading

@@ -48,6 +48,8 @@ final class RowWriter {
     @exclusivity(unchecked) private var otherRuns: [Int: CallRun] = [:]
     /// Emptied runs, kept for their buffers.
     @exclusivity(unchecked) private var spareRuns: [CallRun] = []
+    /// Runs that reached ``CallRun/longestSpan`` in the batch, written with its other runs.
+    @exclusivity(unchecked) private var fullRuns: [CallRun] = []
     /// Scratch space for one record's chain bytes.
     private let encoder: ChainEncoder
     /// The last event a call was written for, and its raise time: consecutive calls mostly
@@ -247,6 +249,9 @@ final class RowWriter {
                 spareRuns.append(other)
             }
             otherRuns.removeAll(keepingCapacity: true)
+            for full in fullRuns { full.discard() }
+            spareRuns.append(contentsOf: fullRuns)
+            fullRuns.removeAll(keepingCapacity: true)
             eventRows.discard()
             runRows.discard()
             model = saved
@@ -300,7 +305,7 @@ final class RowWriter {
                 lastCallEvent = (call.event, raisedAt)
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
-            if !run.continues(call.event.rawValue) { switchRun(to: call.event.rawValue) }
+            if !run.continues(call.event.rawValue, at: seq) { switchRun(to: call.event.rawValue, at: seq) }
             run.append(
                 CallRun.Call(seq: seq, handlerNumber: number, code: code, nanoseconds: call.nanoseconds, offsetMicroseconds: offset),
                 of: call.event.rawValue)
@@ -795,17 +800,27 @@ final class RowWriter {
         }
     }
 
-    /// Makes `event`'s run the one calls are added to, keeping the current one open.
-    private func switchRun(to event: Int) {
+    /// Makes `event`'s run the one its call at `seq` is added to, keeping the current one
+    /// open; a run of `event` that the call would make span ``CallRun/longestSpan`` seqs or
+    /// more is set aside whole (written with the batch's other runs), and the call starts
+    /// the next.
+    private func switchRun(to event: Int, at seq: Int) {
         // The first calls of a batch (mostly its only event's): the empty run takes them.
         if run.isEmpty && otherRuns.isEmpty { return }
-        // `event`'s open run (or an empty one) and the current one trade places.
-        let other = otherRuns.removeValue(forKey: event) ?? spareRuns.popLast() ?? CallRun()
-        run.exchange(with: other)
-        if other.isEmpty {
-            spareRuns.append(other)
-        } else {
-            otherRuns[other.event] = other
+        if run.event != event || run.isEmpty {
+            // `event`'s open run (or an empty one) and the current one trade places.
+            let other = otherRuns.removeValue(forKey: event) ?? spareRuns.popLast() ?? CallRun()
+            run.exchange(with: other)
+            if other.isEmpty {
+                spareRuns.append(other)
+            } else {
+                otherRuns[other.event] = other
+            }
+        }
+        if !run.isEmpty && !run.continues(event, at: seq) {
+            let full = spareRuns.popLast() ?? CallRun()
+            run.exchange(with: full)
+            fullRuns.append(full)
         }
     }
 
@@ -813,6 +828,11 @@ final class RowWriter {
     /// as one `j_call_runs` row.
     private func closeRuns() throws(SQLiteError) {
         try close(run)
+        if !fullRuns.isEmpty {
+            for full in fullRuns { try close(full) }
+            spareRuns.append(contentsOf: fullRuns)
+            fullRuns.removeAll(keepingCapacity: true)
+        }
         guard !otherRuns.isEmpty else { return }
         for other in otherRuns.values {
             try close(other)
