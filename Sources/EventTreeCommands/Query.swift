@@ -94,15 +94,22 @@ struct Query: TerminalCommand {
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
         if let phase { add("phase = ?", .text(phase.name)) }
         if let outcome { add("outcome = ?", .text(outcome.name)) }
-        var table = Table(columns: DeliveryHistoryReader.columns)
+        // Written as the rows come (a text table once its widths are known, from a temporary
+        // file), so that memory does not grow with the history.
+        let output = ChunkedOutput(terminal)
+        let columns = DeliveryHistoryReader.columns
+        var stream = options.format == .table ? nil : RowStream(columns: columns, format: options.format, to: output)
+        let spool = options.format == .table ? try TableSpool(columns: columns) : nil
         let first = max(since ?? 1, 1)
         let last = min(until ?? Int.max - 1, Int.max - 1)
         if first <= last {
             try DeliveryHistoryReader(reader: reader).forEachRow(where: conditions, arguments, seqs: first...last, limit: limit) { row in
-                table.rows.append(Self.cells(row))
+                if let spool { try spool.append(Self.cells(row)) } else { stream?.append(Self.cells(row)) }
             }
         }
-        terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
+        try spool?.write(to: output, color: terminal.isColorful)
+        stream?.finish()
+        output.flush()
     }
 
     static func cells(_ row: JournalRow) -> [Table.Cell] {

@@ -126,4 +126,22 @@ import Testing
             #expect(try String(contentsOfFile: target, encoding: .utf8) == writes.output)
         }
     }
+
+    @Test func queryWritesAsItGoes() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let journal = directory + "/busy.eventtree"
+            #expect(runCommand(["demo", "--journal", journal, "--events", "3000", "--format", "csv"]).status == 0)
+            for format in ["csv", "table"] {
+                let writes = Writes()
+                #expect(EventTreeCommand.run(["query", journal, "--format", format], terminal: writes.terminal) == 0)
+                let size = writes.output.utf8.count
+                #expect(size > 500_000 && writes.count >= size / 65_536)
+                // One line per row of delivery_history, after the header.
+                let rows = writes.output.split(separator: "\n").count - 1
+                let steps = try #require(Int(runCommand(["sessions", journal, "--format", "csv"]).stdout
+                    .split(separator: "\n")[1].split(separator: ",")[5]))
+                #expect(rows >= steps)
+            }
+        }
+    }
 }

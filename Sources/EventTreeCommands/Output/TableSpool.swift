@@ -45,11 +45,13 @@ final class TableSpool {
         if pending.count >= 1 << 16 { try spill() }
     }
 
-    /// Writes the table (header, then the rows in order), each line after `indent`.
-    func write(to output: ChunkedOutput, indent: String = "") throws {
+    /// Writes the table (header, in bold with `color`, then the rows in order), each line
+    /// after `indent`.
+    func write(to output: ChunkedOutput, indent: String = "", color: Bool = false) throws {
         try spill()
         try file.seek(toOffset: 0)
-        output.write(indent + Table.line(columns, widths: widths) + "\n")
+        let header = Table.line(columns, widths: widths)
+        output.write(indent + (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n")
         var rest: [UInt8] = []
         while let chunk = try file.read(upToCount: 1 << 16), !chunk.isEmpty {
             rest.append(contentsOf: chunk)
