@@ -35,6 +35,20 @@ import Testing
         var count: Int { lock.withLock { calls } }
     }
 
+    /// The busy demo of 3,000 raises, recorded in `directory`.
+    static func busyJournal(in directory: String) -> String {
+        let journal = directory + "/busy.eventtree"
+        #expect(runCommand(["demo", "--journal", journal, "--events", "3000", "--format", "csv"]).status == 0)
+        return journal
+    }
+
+    /// Runs a command, counting its writes.
+    static func run(_ arguments: [String]) -> Writes {
+        let writes = Writes()
+        #expect(EventTreeCommand.run(arguments, terminal: writes.terminal) == 0)
+        return writes
+    }
+
     @Test(arguments: [0, 1, 5_000])
     func aSpooledTableReadsAsTheTableHeldAtOnce(rows count: Int) throws {
         let rows = Self.rows(count)
@@ -62,11 +76,9 @@ import Testing
 
     @Test func replayWritesAsItGoes() async throws {
         await withTemporaryDirectory { directory in
-            let journal = directory + "/busy.eventtree"
-            #expect(runCommand(["demo", "--journal", journal, "--events", "3000", "--format", "csv"]).status == 0)
+            let journal = Self.busyJournal(in: directory)
             for format in ["jsonl", "table"] {
-                let writes = Writes()
-                #expect(EventTreeCommand.run(["replay", journal, "--format", format], terminal: writes.terminal) == 0)
+                let writes = Self.run(["replay", journal, "--format", format])
                 // Hundreds of kilobytes, in chunks of 64 KiB: not held until the end.
                 let size = writes.output.utf8.count
                 #expect(size > 250_000)
@@ -129,11 +141,9 @@ import Testing
 
     @Test func queryWritesAsItGoes() async throws {
         try await withTemporaryDirectory { directory throws in
-            let journal = directory + "/busy.eventtree"
-            #expect(runCommand(["demo", "--journal", journal, "--events", "3000", "--format", "csv"]).status == 0)
+            let journal = Self.busyJournal(in: directory)
             for format in ["csv", "table"] {
-                let writes = Writes()
-                #expect(EventTreeCommand.run(["query", journal, "--format", format], terminal: writes.terminal) == 0)
+                let writes = Self.run(["query", journal, "--format", format])
                 let size = writes.output.utf8.count
                 #expect(size > 500_000 && writes.count >= size / 65_536)
                 // One line per row of delivery_history, after the header.
