@@ -42,7 +42,9 @@ struct Replay: TerminalCommand {
         var counts: [Classification: Int] = [:]
         var failing = 0
         var produced = 0
-        let progress: ((Int) -> Void)? = terminal.showsProgress ? { seq in terminal.writeError("\rreplaying… seq \(seq)") } : nil
+        // Only while nothing is written: rows streamed to a terminal would mix with it.
+        let progress: ((Int) -> Void)? = terminal.showsProgress && options.format == .table
+            ? { seq in terminal.writeError("\rreplaying… seq \(seq)") } : nil
         try replayer.replay(session: session.map(SessionID.init), until: until, progress: progress) { finding in
             counts[finding.classification, default: 0] += 1
             if failOn?.classes.contains(finding.classification) == true { failing += 1 }

@@ -14,6 +14,8 @@ struct Sessions: TerminalCommand {
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: journal)
+        // Asked before and after reading: a writer that closed in between ended its sessions.
+        let wasWritten = reader.isBeingWritten
         let sessions = try reader.sessions()
         let table = Table(
             columns: ["session_id", "started_at", "ended_at", "process", "events", "steps", "dropped", "host", "app_version"],
@@ -24,22 +26,26 @@ struct Sessions: TerminalCommand {
             })
         terminal.write(table.rendered(as: options.format, color: terminal.isColorful))
         // A table says what retention removed before its first row (the other formats are data).
-        if options.format == .table, let pruned = try reader.latestPrune() {
+        let pruned = try reader.latestPrune()
+        if options.format == .table, let pruned {
             let sessions = pruned.sessions == 1 ? "1 earlier session was" : "\(pruned.sessions) earlier sessions were"
             terminal.write("(\(sessions) pruned, through seq \(pruned.throughSeq), by \(pruned.reason))\n")
         }
         // A session without an end whose journal no writer holds was cut short: say so, and
         // what it means, rather than let an empty or short table pass for the whole story. (A
         // fleet copy has no writer to ask: its journal may still be written where it lives.)
-        if options.format == .table, options.file.from == nil, !reader.isBeingWritten {
-            terminal.write(Self.unendedNote(sessions.filter { $0.endedAt == nil }.map(\.id.rawValue), total: sessions.count))
+        if options.format == .table, options.file.from == nil, !wasWritten, !reader.isBeingWritten {
+            terminal.write(Self.unendedNote(
+                sessions.filter { $0.endedAt == nil }.map(\.id.rawValue), total: sessions.count, pruned: pruned != nil))
         }
     }
 
     /// What a table adds about sessions that did not end (`unended`), or about a journal
-    /// with no session at all; empty when every session ended.
-    static func unendedNote(_ unended: [Int], total: Int) -> String {
+    /// with no session at all (unless retention removed them: `pruned`); empty when every
+    /// session ended.
+    static func unendedNote(_ unended: [Int], total: Int, pruned: Bool = false) -> String {
         if total == 0 {
+            if pruned { return "" }
             return "(no sessions: nothing was recorded, or the process that opened the journal stopped before its first write)\n"
         }
         guard !unended.isEmpty else { return "" }

@@ -53,5 +53,7 @@ import Testing
             == "(sessions 2, 5 did not end: the process that recorded them stopped without closing the journal "
             + "(a crash, or the process was killed), and records it had not written yet are lost)\n")
         #expect(Sessions.unendedNote([], total: 6) == "")
+        // Every session pruned: the table's prune line says what happened to them.
+        #expect(Sessions.unendedNote([], total: 0, pruned: true) == "")
     }
 }

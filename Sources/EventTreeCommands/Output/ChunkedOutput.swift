@@ -18,12 +18,11 @@ final class ChunkedOutput {
         if pending.utf8.count >= Self.chunk { flush() }
     }
 
-    /// Writes what has gathered.
+    /// Writes what has gathered. (Nothing is written on its own: a command that fails half
+    /// way leaves out what it had not flushed.)
     func flush() {
         guard !pending.isEmpty else { return }
         terminal.write(pending)
         pending = ""
     }
-
-    deinit { flush() }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// A text table too long to hold in memory: each row is shown and measured as it comes,
@@ -8,28 +13,27 @@ final class TableSpool {
     private var widths: [Int]
     /// Rows appended so far.
     private(set) var count = 0
-    private let url: URL
     private let file: FileHandle
     private var pending: [UInt8] = []
     /// Between cells and rows in the file: shown cells hold no control character.
     private static let cellSeparator: UInt8 = 0x1F
     private static let rowSeparator: UInt8 = 0x0A
 
-    /// An empty table with `columns`, spooled in the temporary directory.
+    /// An empty table with `columns`, spooled in the temporary directory: in a file only this
+    /// user may read, removed from the folder as soon as it is open (so that nothing is left
+    /// behind, however the command ends).
     init(columns: [String]) throws {
         self.columns = columns
         widths = columns.map(\.count)
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("eventtree-table-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CommandFailure(message: "cannot create a temporary file in \(url.deletingLastPathComponent().path): "
+        let folder = FileManager.default.temporaryDirectory.path
+        let path = (folder as NSString).appendingPathComponent("eventtree-table-\(UUID().uuidString)")
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CommandFailure(message: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno))); "
                 + "set TMPDIR to a folder with room")
         }
-        file = try FileHandle(forUpdating: url)
-    }
-
-    deinit {
-        try? file.close()
-        try? FileManager.default.removeItem(at: url)
+        unlink(path)
+        file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// Appends a row (one cell per column).
@@ -71,8 +75,8 @@ final class TableSpool {
         do {
             try file.write(contentsOf: pending)
         } catch {
-            throw CommandFailure(message: "cannot write the temporary file \(url.path): \(error.localizedDescription); "
-                + "set TMPDIR to a folder with room")
+            throw CommandFailure(message: "cannot write a temporary file in \(FileManager.default.temporaryDirectory.path): "
+                + "\(error.localizedDescription); set TMPDIR to a folder with room")
         }
         pending.removeAll(keepingCapacity: true)
     }

@@ -830,16 +830,22 @@ final class RowWriter {
         try close(run)
         if !fullRuns.isEmpty {
             for full in fullRuns { try close(full) }
-            spareRuns.append(contentsOf: fullRuns)
+            // A raise of many calls sets many runs aside: a few are kept for their buffers.
+            spareRuns.append(contentsOf: fullRuns.prefix(max(0, Self.spareRunsKept - spareRuns.count)))
             fullRuns.removeAll(keepingCapacity: true)
         }
         guard !otherRuns.isEmpty else { return }
-        for other in otherRuns.values {
+        // Taken out first: a failure half way must not leave a run both open and spare.
+        let others = otherRuns
+        otherRuns.removeAll(keepingCapacity: true)
+        for other in others.values {
             try close(other)
             spareRuns.append(other)
         }
-        otherRuns.removeAll(keepingCapacity: true)
     }
+
+    /// How many emptied runs of set-aside calls are kept for their buffers.
+    private static let spareRunsKept = 16
 
     private func close(_ run: CallRun) throws(SQLiteError) {
         guard !run.isEmpty else { return }
