@@ -92,15 +92,6 @@ CREATE TABLE j_nodes (
     name       TEXT NOT NULL                  -- its first name
 );
 
--- The path of each node from a seq on: a row whenever the path changes (its own change or
--- an ancestor's). A released node keeps its last path.
-CREATE TABLE j_node_paths (
-    node_id   INTEGER NOT NULL,
-    since_seq INTEGER NOT NULL,
-    path      TEXT NOT NULL,
-    PRIMARY KEY (node_id, since_seq)
-) WITHOUT ROWID;
-
 -- change: 0 created, 1 attached, 2 detached, 3 moved, 4 renamed, 5 released.
 CREATE TABLE j_changes (
     seq       INTEGER PRIMARY KEY,
@@ -354,8 +345,16 @@ SELECT c.seq AS seq,
        e.session_id AS session_id,
        c.event_id AS event_id,
        t.name AS event_type,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= c.seq
-         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT h.node_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS node_path,
        CASE (c.code >> 4) & 3 WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
        h.label AS handler_label,
        h.file || ':' || h.line AS handler_location,
@@ -381,8 +380,16 @@ SELECT u.seq AS seq,
        e.session_id AS session_id,
        e.event_id AS event_id,
        t.name AS event_type,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = u.node_id AND p.since_seq <= e.event_id
-         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT u.node_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS node_path,
        CASE u.phase WHEN 0 THEN 'capture' WHEN 1 THEN 'target' WHEN 2 THEN 'bubble' WHEN 3 THEN 'propagate' END AS phase,
        h.label AS handler_label,
        CASE WHEN h.handler_no IS NOT NULL THEN h.file || ':' || h.line END AS handler_location,
@@ -414,8 +421,16 @@ SELECT x.unattended_seq AS seq,
        e.session_id AS session_id,
        e.event_id AS event_id,
        t.name AS event_type,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = e.origin_id AND p.since_seq <= e.event_id
-         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT e.origin_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS node_path,
        NULL AS phase,
        NULL AS handler_label,
        NULL AS handler_location,
@@ -438,8 +453,16 @@ SELECT e.event_id AS event_id,
        t.name AS event_type,
        CASE e.mode WHEN 0 THEN 'bubble' WHEN 1 THEN 'broadcast' WHEN 2 THEN 'dispatch' WHEN 3 THEN 'descend'
          WHEN 4 THEN 'descend:firstHandler' WHEN 5 THEN 'descend:deepestLevel' END AS mode,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = e.origin_id AND p.since_seq <= e.event_id
-         ORDER BY p.since_seq DESC LIMIT 1) AS origin_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT e.origin_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS origin_path,
        x.cause_id AS cause_event_id,
        x.transformed_from AS transformed_from_event_id,
        e.payload AS payload,
@@ -463,10 +486,26 @@ SELECT c.seq AS seq,
        n.session_id AS session_id,
        CASE c.change WHEN 0 THEN 'created' WHEN 1 THEN 'attached' WHEN 2 THEN 'detached' WHEN 3 THEN 'moved'
          WHEN 4 THEN 'renamed' WHEN 5 THEN 'released' END AS change,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = c.node_id AND p.since_seq <= c.seq
-         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = c.parent_id AND p.since_seq <= c.seq
-         ORDER BY p.since_seq DESC LIMIT 1) AS parent_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT c.node_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS node_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT c.parent_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS parent_path,
        c.node_id AS node_id,
        c.name AS name
 FROM j_changes c
@@ -476,8 +515,16 @@ JOIN j_nodes n ON n.node_id = c.node_id;
 CREATE VIEW handler_registrations AS
 SELECT h.handler_id AS handler_id,
        n.session_id AS session_id,
-       (SELECT p.path FROM j_node_paths p WHERE p.node_id = h.node_id AND p.since_seq <= h.handler_id
-         ORDER BY p.since_seq DESC LIMIT 1) AS node_path,
+       (WITH RECURSIVE up(node_id, depth, path) AS (
+          SELECT h.node_id, 0, NULL
+          UNION ALL
+          SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
+                   WHERE k.node_id = up.node_id AND k.seq <= h.handler_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= h.handler_id AND k.change IN (0, 4)
+                   ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
+            FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
+        SELECT path FROM up WHERE node_id IS NULL) AS node_path,
        t.name AS event_type,
        rtrim(CASE WHEN h.phases & 1 THEN 'capture,' ELSE '' END
           || CASE WHEN h.phases & 2 THEN 'target,' ELSE '' END

@@ -182,7 +182,6 @@ final class Capturing: Recorder, @unchecked Sendable {
                 INSERT INTO j_sessions (session_id, started_at, process, host) VALUES (1, 0, 'p', 'h');
                 INSERT INTO j_types (type_id, name) VALUES (1, 'T');
                 INSERT INTO j_nodes (node_id, session_id, name) VALUES (2, 1, 'n');
-                INSERT INTO j_node_paths (node_id, since_seq, path) VALUES (2, 2, 'n');
                 """
             for channel in 0...1 {
                 for phases in 0...15 {

@@ -77,15 +77,16 @@ final class Checkpoints: @unchecked Sendable {
             let report = try Self.verify(path)
             #expect(report.firstBadSeq == seq)
             #expect(report.line.hasPrefix("altered at seq \(seq): it was changed, inserted or moved"))
-            // A changed payload, a changed path, a changed label: each named by its record's seq.
+            // A changed payload, a changed node name (every path below it is derived from it):
+            // each named by its record's seq.
             try Self.record(path + "2")
             let event = try #require(Int(try lines(path + "2", "SELECT event_id FROM j_events ORDER BY event_id LIMIT 1 OFFSET 2")[0]))
             execute(path + "2", "UPDATE j_events SET payload = '{\"n\":9}' WHERE event_id = \(event)")
             #expect(try Self.verify(path + "2").firstBadSeq == event)
             try Self.record(path + "3")
-            let since = try #require(Int(try lines(path + "3", "SELECT max(since_seq) FROM j_node_paths")[0]))
-            execute(path + "3", "UPDATE j_node_paths SET path = 'app/elsewhere' WHERE since_seq = \(since)")
-            #expect(try Self.verify(path + "3").firstBadSeq == since)
+            let named = try #require(Int(try lines(path + "3", "SELECT max(seq) FROM j_changes WHERE name IS NOT NULL")[0]))
+            execute(path + "3", "UPDATE j_changes SET name = 'elsewhere' WHERE seq = \(named)")
+            #expect(try Self.verify(path + "3").firstBadSeq == named)
         }
     }
 

@@ -43,7 +43,6 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_types", changes: .anytime),
         JournalTable(name: "j_handlers", changes: .anytime),
         JournalTable(name: "j_nodes", changes: .never(seqColumn: "node_id")),
-        JournalTable(name: "j_node_paths", changes: .never(seqColumn: "since_seq")),
         JournalTable(name: "j_changes", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_matches", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_events", changes: .untilRaiseEnds(eventColumn: "event_id")),

@@ -3,7 +3,7 @@ import Crypto
 /// The canonical bytes of journal records, for the hash chain.
 ///
 /// A journal's records are its facts as stored: a session started or ended, a tree change
-/// (with the paths it gave and who released the node), a handler added or removed, a
+/// (with who released the node), a handler added or removed, a
 /// handler's match with a type, a raise (with how it ended), a dead letter or unhandled
 /// error, a handler call, an undelivered step, a trouble note, a prune. The writer encodes each
 /// record from the values it binds; `verify` encodes each from the values it reads; both
@@ -192,11 +192,11 @@ package final class ChainEncoder {
         real(endedAt)
     }
 
-    /// A tree change, with the paths it gave (node, path; in node order), the session of a
-    /// created node, and who released the node (the event and handler number), if a handler did.
+    /// A tree change, with the session of a created node and who released the node (the
+    /// event and handler number), if a handler did.
     package func treeChange(
         seq: Int, node: Int, change: Int, parent: Int?, position: Int?, name: String?, session: Int?,
-        paths: [(node: Int, path: String)], releasedBy: (event: Int, handler: Int)?
+        releasedBy: (event: Int, handler: Int)?
     ) {
         guard isEnabled else { return }
         start(.treeChange, seq: seq)
@@ -206,11 +206,6 @@ package final class ChainEncoder {
         int(position)
         text(name)
         int(session)
-        varint(UInt64(paths.count))
-        for entry in paths {
-            int(entry.node)
-            text(entry.path)
-        }
         int(releasedBy?.event)
         int(releasedBy?.handler)
     }

@@ -33,7 +33,7 @@ extension JournalReader {
     }
 
     /// Every record of the journal from `seq` on, as the hash chain sees it, in seq order;
-    /// a row that belongs to no record (an inserted detail, path or release) comes as a
+    /// a row that belongs to no record (an inserted detail or release) comes as a
     /// record of its own that can match nothing.
     package func chainRecords(from seq: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
         let from: [JournalValue] = [.integer(seq)]
@@ -66,8 +66,6 @@ extension JournalReader {
         ) { row, encoder in
             encoder.sessionEnded(seq: row.int(0), session: row.int(1), endedAt: row.isNull(2) ? nil : row.double(2))
         })
-        // A tree change with the paths it gave (a second cursor, merged by seq).
-        let paths = try cursor("SELECT since_seq, node_id, path FROM j_node_paths WHERE since_seq >= ? ORDER BY since_seq, node_id", from)
         sources.append(try stream("""
             SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name, n.session_id, r.event_id, r.handler_no
             FROM j_changes c
@@ -75,15 +73,9 @@ extension JournalReader {
             LEFT JOIN j_releases r ON r.seq = c.seq AND c.change = 5
             WHERE c.seq >= ? ORDER BY c.seq
             """) { row, encoder throws(JournalError) in
-            let seq = row.int(0)
-            var given: [(node: Int, path: String)] = []
-            while paths.hasRow, paths.row.int(0) <= seq {
-                if paths.row.int(0) == seq { given.append((paths.row.int(1), paths.row.text(2) ?? "")) }
-                try paths.advance()
-            }
             encoder.treeChange(
-                seq: seq, node: row.int(1), change: row.int(2), parent: row.optionalInt(3), position: row.optionalInt(4),
-                name: row.text(5), session: row.optionalInt(6), paths: given,
+                seq: row.int(0), node: row.int(1), change: row.int(2), parent: row.optionalInt(3),
+                position: row.optionalInt(4), name: row.text(5), session: row.optionalInt(6),
                 releasedBy: row.isNull(7) ? nil : (row.int(7), row.int(8)))
         })
         // Placeholder rows (a handler whose registration never reached the journal) are
@@ -187,8 +179,7 @@ extension JournalReader {
                 SELECT seq FROM j_lost_calls WHERE seq NOT IN (SELECT seq FROM j_undelivered)
                 UNION ALL SELECT seq FROM j_releases WHERE seq NOT IN (SELECT seq FROM j_changes WHERE change = 5)
                 UNION ALL SELECT event_id FROM j_event_details WHERE event_id NOT IN (SELECT event_id FROM j_events)
-                UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0)
-                UNION ALL SELECT since_seq FROM j_node_paths WHERE since_seq NOT IN (SELECT seq FROM j_changes))
+                UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0))
             WHERE seq >= ? ORDER BY seq
             """, from)
         sources.append(try JournalStream { () throws(JournalError) in

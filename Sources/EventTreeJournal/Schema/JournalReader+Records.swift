@@ -413,16 +413,34 @@ extension JournalReader {
         }
     }
 
-    /// The nodes of `session` that ever had `path`, with the seq from which each had it.
+    /// The nodes of `session` that ever had `path`, each with every seq from which it had
+    /// it again (in seq order). Paths are not stored: the session's tree changes are
+    /// replayed, and after each only the branches of the changed node that `path` names are
+    /// searched.
     public func nodes(of session: SessionID, withPath path: String) throws(JournalError) -> [(node: NodeID, since: Int)] {
-        var nodes: [(node: NodeID, since: Int)] = []
-        try each("""
-            SELECT p.node_id, p.since_seq FROM j_node_paths p JOIN j_nodes n ON n.node_id = p.node_id
-            WHERE n.session_id = ? AND p.path = ? ORDER BY p.since_seq
-            """, [.integer(session.rawValue), .text(path)]) { row throws(JournalError) in
-            nodes.append((NodeID(rawValue: row.int(0)), row.int(1)))
+        try nodesHaving(path: path, changes: treeChanges(of: session), stopAtFirst: false)
+    }
+
+    /// The nodes that had `path` in `changes`, from the seq they gained it.
+    private func nodesHaving(
+        path: String, changes: JournalStream<RecordedTreeChange>, stopAtFirst: Bool
+    ) throws(JournalError) -> [(node: NodeID, since: Int)] {
+        var tree = JournalTree()
+        var found: [(node: NodeID, since: Int)] = []
+        // The nodes whose path is `path` now (a released node keeps its last path).
+        var holding: Set<NodeID> = []
+        while let change = changes.current {
+            tree.apply(change.change, to: change.node)
+            if change.change != .released {
+                holding = holding.filter { tree.path(of: $0) == path }
+                for node in tree.nodes(in: change.node, withPath: path) where holding.insert(node).inserted {
+                    found.append((node, change.seq))
+                    if stopAtFirst { return found }
+                }
+            }
+            try changes.advance()
         }
-        return nodes
+        return found
     }
 
     /// The query of ``events(causedBy:)``: by the indexes of causes and of transforms (a
@@ -499,7 +517,7 @@ extension JournalReader {
 
     /// Whether any node ever had `path` (in any session).
     public func hasNode(withPath path: String) throws(JournalError) -> Bool {
-        try integer("SELECT 1 FROM j_node_paths WHERE path = ? LIMIT 1", [.text(path)]) != nil
+        try !nodesHaving(path: path, changes: treeChanges(from: 0), stopAtFirst: true).isEmpty
     }
 
     /// The type names of the events, requests and errors the journal holds, sorted.

@@ -159,9 +159,38 @@ public struct JournalTree: Sendable {
         return names.reversed().joined(separator: "/")
     }
 
-    /// The node whose path is `path`, if one is in the tree.
+    /// The node whose path is `path`, if one is in the tree (the first created, when names
+    /// repeat).
     public func node(atPath path: String) -> NodeID? {
-        nodes.keys.sorted().first { self.path(of: $0) == path }
+        roots.lazy.flatMap { self.nodes(in: $0, withPath: path, rootPath: self.nodes[$0]?.name ?? "") }.min()
+    }
+
+    /// The nodes of the subtree of `node` (itself included) whose path is `path`, found by
+    /// walking down the branches whose names `path` spells, so that a search costs the
+    /// branches it follows, not the subtree.
+    ///
+    /// - Parameter rootPath: The path of `node`, when the caller has it.
+    public func nodes(in node: NodeID, withPath path: String, rootPath: String? = nil) -> [NodeID] {
+        var found: [NodeID] = []
+        let start = rootPath ?? self.path(of: node)
+        guard nodes[node] != nil, path.hasPrefix(start) else { return [] }
+        // Each step: a node and what of `path` is left below it ("" when it is the node).
+        var pending = [(node, path.dropFirst(start.count))]
+        var steps = 0
+        while let (current, rest) = pending.popLast(), steps <= nodes.count {
+            steps += 1
+            if rest.isEmpty {
+                found.append(current)
+                continue
+            }
+            guard rest.first == "/" else { continue }
+            let below = rest.dropFirst()
+            for child in nodes[current]?.children ?? [] {
+                guard let name = nodes[child]?.name, below.hasPrefix(name) else { continue }
+                pending.append((child, below.dropFirst(name.count)))
+            }
+        }
+        return found
     }
 
     /// The roots, in creation order.

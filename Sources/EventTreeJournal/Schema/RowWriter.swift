@@ -18,7 +18,6 @@ final class RowWriter {
     private let endSession: Statement
     private let countSession: Statement
     private let insertNode: Statement
-    private let insertPath: Statement
     private let insertChange: Statement
     private let insertType: Statement
     private let insertHandler: Statement
@@ -84,7 +83,6 @@ final class RowWriter {
         countSession = try db.prepare(
             "UPDATE j_sessions SET events = events + ?, steps = steps + ?, dropped = dropped + ? WHERE session_id = ?")
         insertNode = try db.prepare("INSERT INTO j_nodes (node_id, session_id, name) VALUES (?, ?, ?)")
-        insertPath = try db.prepare("INSERT OR REPLACE INTO j_node_paths (node_id, since_seq, path) VALUES (?, ?, ?)")
         insertChange = try db.prepare(
             "INSERT INTO j_changes (seq, node_id, change, parent_id, position, name) VALUES (?, ?, ?, ?, ?, ?)")
         insertType = try db.prepare("INSERT INTO j_types (type_id, name) VALUES (?, ?)")
@@ -469,8 +467,9 @@ final class RowWriter {
         }
     }
 
-    /// Records a tree change, applies it to the writer's tree, and records the new paths
-    /// (a released node's path stays frozen: no new path rows).
+    /// Records a tree change. Paths are not stored: the views derive a node's path at any
+    /// seq from the changes (its parent and name then, up to its root), so that a change
+    /// writes one row whatever the size of the subtree it moves.
     private func change(
         _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil, session: SessionID? = nil,
         releasedBy: (event: Int, handler: Int)? = nil
@@ -494,11 +493,9 @@ final class RowWriter {
         try insertChange.bind(position, at: 5)
         try insertChange.bind(name, at: 6)
         try insertChange.run()
-        model.tree.apply(change, to: node)
-        let paths = change != .released ? try writePaths(below: node, seq: seq) : []
         encoder.treeChange(
             seq: seq, node: node.rawValue, change: change.kind.rawValue, parent: parent?.rawValue, position: position,
-            name: name, session: session?.rawValue, paths: paths.sorted { $0.node < $1.node }, releasedBy: releasedBy)
+            name: name, session: session?.rawValue, releasedBy: releasedBy)
         keepForChain(seq)
     }
 
@@ -627,25 +624,6 @@ final class RowWriter {
         }
         checkpoint()
         return removed
-    }
-
-    /// Records the new path of `node` and of every node below it, from `seq` on.
-    ///
-    /// - Returns: The paths written.
-    private func writePaths(below node: NodeID, seq: Int) throws(SQLiteError) -> [(node: Int, path: String)] {
-        var written: [(node: Int, path: String)] = []
-        var pending = [(node, model.tree.path(of: node))]
-        while let (current, path) = pending.popLast() {
-            try insertPath.bind(current.rawValue, at: 1)
-            try insertPath.bind(seq, at: 2)
-            try insertPath.bind(path, at: 3)
-            try insertPath.run()
-            written.append((current.rawValue, path))
-            for child in model.tree.nodes[current]?.children ?? [] {
-                pending.append((child, path + "/" + (model.tree.nodes[child]?.name ?? "?")))
-            }
-        }
-        return written
     }
 
     /// The label of a placeholder handler row (see ``handlerNumber(_:)``).
