@@ -5,6 +5,7 @@
 //   … --filter writer       only the measures whose name contains "writer"
 //   … --scale 7             scaling up to 10⁷ steps (by hand: takes minutes and ~1 GB of disk)
 //   … --commands [--scale 7] the tool's commands on demo journals of 10⁵ raises and up (by hand)
+//   … --shapes              tree shapes that must stay linear, at two sizes (by hand)
 //   … --instructions        marginal instruction counts under callgrind, checked against floors
 //   … --instructions --workloads [--save FILE] [--compare FILE]
 //                           and every workload's, kept in FILE or compared with a kept run (~10 min)
@@ -35,6 +36,12 @@ if let index = arguments.firstIndex(of: "--command-child") {
 if arguments.contains("--commands") {
     print(machineLine())
     try CommandScaling.run(exponents: 5...max(5, option("--scale").flatMap(Int.init) ?? 6))
+    try? FileManager.default.removeItem(atPath: scratch)
+    exit(0)
+}
+
+if arguments.contains("--shapes") {
+    try Shapes.run()
     try? FileManager.default.removeItem(atPath: scratch)
     exit(0)
 }
