@@ -103,6 +103,18 @@ CREATE TABLE j_changes (
 );
 CREATE INDEX j_changes_by_node ON j_changes (node_id, seq);
 
+-- The tree of a session as it stood after the change at `seq`, written every 1,024 changes of
+-- the session (or as many changes as the tree has nodes, when more), so that the tree at any
+-- seq is rebuilt from the nearest snapshot before it. nodes: a JSON array of
+-- [node_id, parent_id or null, name], roots in creation order, each node before its children,
+-- children in order.
+CREATE TABLE j_tree_snapshots (
+    seq        INTEGER PRIMARY KEY,           -- the change (a j_changes row)
+    session_id INTEGER NOT NULL,
+    nodes      TEXT NOT NULL
+);
+CREATE INDEX j_tree_snapshots_by_session ON j_tree_snapshots (session_id, seq);
+
 -- Who released a node during a handler call: the release's seq, the event being handled
 -- and the handler.
 CREATE TABLE j_releases (

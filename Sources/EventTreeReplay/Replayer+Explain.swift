@@ -76,19 +76,9 @@ extension Replayer {
             if ids.contains(step.event) { steps.append(step) }
             try stream.advance()
         }
-        return (chain, steps, try tree(session: root.session, before: root.id.rawValue))
+        return (chain, steps, try reader.tree(of: root.session, before: root.id.rawValue))
     }
 
-    /// The tree of `session` as it stood just before `seq`.
-    func tree(session: SessionID, before seq: Int) throws -> JournalTree {
-        var tree = JournalTree()
-        let changes = try reader.treeChanges(of: session, before: seq)
-        while let change = changes.current {
-            tree.apply(change.change, to: change.node)
-            try changes.advance()
-        }
-        return tree
-    }
 
     private func verdict(
         for path: String, chain: [RecordedEvent], tree: JournalTree, run: ChainRun, route: [RouteStep<NodeID>]
@@ -236,7 +226,7 @@ extension Replayer {
         let summary = try self.session(session)
         // Past the end is the end (and `at + 1` below stays in range).
         let at = min(seq ?? Int.max - 1, Int.max - 1)
-        let tree = try tree(session: summary.id, before: at + 1)
+        let tree = try reader.tree(of: summary.id, before: at + 1)
         var entries: [TreeSnapshot.Entry] = []
         for root in tree.roots {
             var pending: [(NodeID, Int)] = [(root, 0)]

@@ -44,6 +44,7 @@ public struct JournalTable: Sendable, Hashable, CustomStringConvertible {
         JournalTable(name: "j_handlers", changes: .anytime),
         JournalTable(name: "j_nodes", changes: .never(seqColumn: "node_id")),
         JournalTable(name: "j_changes", changes: .never(seqColumn: "seq")),
+        JournalTable(name: "j_tree_snapshots", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_matches", changes: .never(seqColumn: "seq")),
         JournalTable(name: "j_events", changes: .untilRaiseEnds(eventColumn: "event_id")),
         JournalTable(name: "j_event_details", changes: .untilRaiseEnds(eventColumn: "event_id")),

@@ -107,7 +107,7 @@ enum RecordRemoval {
     /// names are shared by sessions; `j_journal`, `j_sequence`, `j_migrations` hold none.)
     static let seqColumns: [(table: String, column: String)] = [
         ("j_sessions", "session_id"), ("j_threads", "session_id"), ("j_nodes", "node_id"),
-        ("j_changes", "seq"), ("j_releases", "seq"), ("j_matches", "seq"),
+        ("j_changes", "seq"), ("j_tree_snapshots", "seq"), ("j_releases", "seq"), ("j_matches", "seq"),
         ("j_handlers", "handler_id"), ("j_events", "event_id"), ("j_event_details", "event_id"),
         ("j_call_runs", "seq"), ("j_call_details", "seq"), ("j_undelivered", "seq"), ("j_lost_calls", "seq"),
         ("j_trouble", "seq"), ("j_chain", "upto_seq"), ("j_prunes", "seq"),

@@ -3,10 +3,10 @@ import Crypto
 /// The canonical bytes of journal records, for the hash chain.
 ///
 /// A journal's records are its facts as stored: a session started or ended, a tree change
-/// (with who released the node), a handler added or removed, a
-/// handler's match with a type, a raise (with how it ended), a dead letter or unhandled
-/// error, a handler call, an undelivered step, a trouble note, a prune. The writer encodes each
-/// record from the values it binds; `verify` encodes each from the values it reads; both
+/// (with who released the node, and a snapshot of the tree after it), a handler added or
+/// removed, a handler's match with a type, a raise (with how it ended), a dead letter or
+/// unhandled error, a handler call, an undelivered step, a trouble note, a prune. The writer
+/// encodes each record from the values it binds; `verify` encodes each from the values it reads; both
 /// call the one function per record kind here, so the two encodings are the same bytes
 /// exactly when the file holds what was written. (The sessions' counts and the sequence's
 /// bookkeeping are summaries, not records, and are not chained.)
@@ -192,11 +192,11 @@ package final class ChainEncoder {
         real(endedAt)
     }
 
-    /// A tree change, with the session of a created node and who released the node (the
-    /// event and handler number), if a handler did.
+    /// A tree change, with the session of a created node, who released the node (the event
+    /// and handler number) if a handler did, and the snapshot of the tree written after it.
     package func treeChange(
         seq: Int, node: Int, change: Int, parent: Int?, position: Int?, name: String?, session: Int?,
-        releasedBy: (event: Int, handler: Int)?
+        releasedBy: (event: Int, handler: Int)?, snapshot: String?
     ) {
         guard isEnabled else { return }
         start(.treeChange, seq: seq)
@@ -208,6 +208,7 @@ package final class ChainEncoder {
         int(session)
         int(releasedBy?.event)
         int(releasedBy?.handler)
+        text(snapshot)
     }
 
     package func handlerAdded(

@@ -33,7 +33,7 @@ extension JournalReader {
     }
 
     /// Every record of the journal from `seq` on, as the hash chain sees it, in seq order;
-    /// a row that belongs to no record (an inserted detail or release) comes as a
+    /// a row that belongs to no record (an inserted detail, release or snapshot) comes as a
     /// record of its own that can match nothing.
     package func chainRecords(from seq: Int = 0) throws(JournalError) -> JournalStream<ChainedRecord> {
         let from: [JournalValue] = [.integer(seq)]
@@ -67,16 +67,18 @@ extension JournalReader {
             encoder.sessionEnded(seq: row.int(0), session: row.int(1), endedAt: row.isNull(2) ? nil : row.double(2))
         })
         sources.append(try stream("""
-            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name, n.session_id, r.event_id, r.handler_no
+            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name, n.session_id, r.event_id, r.handler_no,
+                   t.nodes
             FROM j_changes c
             LEFT JOIN j_nodes n ON n.node_id = c.node_id AND c.change = 0
             LEFT JOIN j_releases r ON r.seq = c.seq AND c.change = 5
+            LEFT JOIN j_tree_snapshots t ON t.seq = c.seq
             WHERE c.seq >= ? ORDER BY c.seq
             """) { row, encoder throws(JournalError) in
             encoder.treeChange(
                 seq: row.int(0), node: row.int(1), change: row.int(2), parent: row.optionalInt(3),
                 position: row.optionalInt(4), name: row.text(5), session: row.optionalInt(6),
-                releasedBy: row.isNull(7) ? nil : (row.int(7), row.int(8)))
+                releasedBy: row.isNull(7) ? nil : (row.int(7), row.int(8)), snapshot: row.text(9))
         })
         // Placeholder rows (a handler whose registration never reached the journal) are
         // written when first needed, out of seq order, and are not chained.
@@ -179,7 +181,8 @@ extension JournalReader {
                 SELECT seq FROM j_lost_calls WHERE seq NOT IN (SELECT seq FROM j_undelivered)
                 UNION ALL SELECT seq FROM j_releases WHERE seq NOT IN (SELECT seq FROM j_changes WHERE change = 5)
                 UNION ALL SELECT event_id FROM j_event_details WHERE event_id NOT IN (SELECT event_id FROM j_events)
-                UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0))
+                UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0)
+                UNION ALL SELECT seq FROM j_tree_snapshots WHERE seq NOT IN (SELECT seq FROM j_changes))
             WHERE seq >= ? ORDER BY seq
             """, from)
         sources.append(try JournalStream { () throws(JournalError) in

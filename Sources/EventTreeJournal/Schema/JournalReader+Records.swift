@@ -387,6 +387,36 @@ extension JournalReader {
             """, [.integer(session.rawValue), .integer(seq)])
     }
 
+    /// The tree of `session` as it stood just before `seq`: the nearest snapshot before it
+    /// (see `j_tree_snapshots`), then the changes after that snapshot, so that the cost
+    /// does not grow with the session's history.
+    public func tree(of session: SessionID, before seq: Int) throws(JournalError) -> JournalTree {
+        var tree = JournalTree()
+        var start = 0
+        let nearest = "SELECT seq, nodes FROM j_tree_snapshots WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1"
+        var found: (seq: Int, json: String)?
+        try each(nearest, [.integer(session.rawValue), .integer(seq)]) { row throws(JournalError) in
+            found = (row.int(0), row.text(1) ?? "")
+        }
+        if let found {
+            guard let snapshot = JournalTree(snapshotJSON: found.json) else {
+                throw damaged(found.seq, "a tree snapshot is not a list of [node, parent, name]")
+            }
+            tree = snapshot
+            start = found.seq + 1
+        }
+        let changes = try treeChangeStream("""
+            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
+            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
+            WHERE n.session_id = ? AND c.seq >= ? AND c.seq < ? ORDER BY c.seq
+            """, [.integer(session.rawValue), .integer(start), .integer(seq)])
+        while let change = changes.current {
+            tree.apply(change.change, to: change.node)
+            try changes.advance()
+        }
+        return tree
+    }
+
     /// Every tree change from `seq` on, in order.
     func treeChanges(from seq: Int) throws(JournalError) -> JournalStream<RecordedTreeChange> {
         try treeChangeStream(

@@ -1,4 +1,5 @@
 import EventTree
+import Foundation
 
 /// A tree rebuilt from tree changes: what the journal's writer keeps to compute paths, and
 /// what replay keeps to recompute routes. A value, so that copying it keeps the tree as it
@@ -95,9 +96,17 @@ public struct JournalTree: Sendable {
     public private(set) var nodes: [NodeID: Node] = [:]
     /// The last path of each released node.
     public private(set) var releasedPaths: [NodeID: String] = [:]
+    /// Whether a released node's last path is kept (the writer's trees keep live nodes only).
+    private var keepsReleasedPaths = true
 
     /// An empty tree.
     public init() {}
+
+    /// An empty tree that forgets a node once it is released, so that it holds the live
+    /// nodes only, however many came and went.
+    package init(forgettingReleasedNodes: Void) {
+        keepsReleasedPaths = false
+    }
 
     /// Applies one change to `node`.
     public mutating func apply(_ change: Change, to node: NodeID) {
@@ -119,7 +128,7 @@ public struct JournalTree: Sendable {
         case .renamed(let name):
             nodes[node]?.name = name
         case .released:
-            releasedPaths[node] = path(of: node)
+            if keepsReleasedPaths { releasedPaths[node] = path(of: node) }
             unlink(node)
             for child in nodes[node]?.children ?? [] { nodes[child]?.parent = nil }
             nodes[node] = nil
@@ -195,4 +204,43 @@ public struct JournalTree: Sendable {
 
     /// The roots, in creation order.
     public var roots: [NodeID] { nodes.filter { $0.value.parent == nil }.keys.sorted() }
+
+    // MARK: Snapshots
+
+    /// The tree as a snapshot stores it (`j_tree_snapshots.nodes`): a JSON array of
+    /// `[node_id, parent_id or null, name]`, roots in creation order, each node before its
+    /// children and children in order, so that creating and attaching the nodes in turn
+    /// rebuilds the same tree.
+    package var snapshotJSON: String {
+        var parts: [String] = []
+        parts.reserveCapacity(nodes.count)
+        var steps = 0
+        for root in roots {
+            var pending: [(node: NodeID, parent: NodeID?)] = [(root, nil)]
+            while let (node, parent) = pending.popLast(), steps <= nodes.count {
+                steps += 1
+                guard let entry = nodes[node] else { continue }
+                parts.append("[\(node.rawValue),\(parent.map { String($0.rawValue) } ?? "null"),\(JSONText.quoted(entry.name))]")
+                pending.append(contentsOf: entry.children.reversed().map { ($0, node) })
+            }
+        }
+        return "[" + parts.joined(separator: ",") + "]"
+    }
+
+    /// The tree a snapshot stores, or `nil` when `json` is not one (a node twice, a parent
+    /// not given before its child, a value of the wrong kind).
+    package init?(snapshotJSON json: String) {
+        guard let entries = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else { return nil }
+        for entry in entries {
+            guard entry.count == 3, let id = (entry[0] as? NSNumber)?.intValue, let name = entry[2] as? String,
+                  nodes[NodeID(rawValue: id)] == nil
+            else { return nil }
+            let node = NodeID(rawValue: id)
+            apply(.created(name: name), to: node)
+            if entry[1] is NSNull { continue }
+            guard let parent = (entry[1] as? NSNumber)?.intValue, nodes[NodeID(rawValue: parent)] != nil, parent != id
+            else { return nil }
+            apply(.attached(parent: NodeID(rawValue: parent), index: Int.max), to: node)
+        }
+    }
 }

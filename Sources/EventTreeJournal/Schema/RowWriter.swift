@@ -19,6 +19,7 @@ final class RowWriter {
     private let countSession: Statement
     private let insertNode: Statement
     private let insertChange: Statement
+    private let insertSnapshot: Statement
     private let insertType: Statement
     private let insertHandler: Statement
     private let removeHandler: Statement
@@ -85,6 +86,7 @@ final class RowWriter {
         insertNode = try db.prepare("INSERT INTO j_nodes (node_id, session_id, name) VALUES (?, ?, ?)")
         insertChange = try db.prepare(
             "INSERT INTO j_changes (seq, node_id, change, parent_id, position, name) VALUES (?, ?, ?, ?, ?, ?)")
+        insertSnapshot = try db.prepare("INSERT INTO j_tree_snapshots (seq, session_id, nodes) VALUES (?, ?, ?)")
         insertType = try db.prepare("INSERT INTO j_types (type_id, name) VALUES (?, ?)")
         insertHandler = try db.prepare("""
             INSERT INTO j_handlers (handler_no, handler_id, node_id, type_id, channel, phases, label, file, line)
@@ -396,6 +398,7 @@ final class RowWriter {
         case let .sessionEnded(id, at):
             endsSession = true
             model.openSessions.remove(id.rawValue)
+            model.trees.end(id)
             try endSession.bind(seq, at: 1)
             let clock = model.sessionClocks[id]
             let endedAt = clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970
@@ -411,13 +414,13 @@ final class RowWriter {
             try insertNode.run()
             try change(seq, node: node, .created(name: name), session: session)
         case let .nodeAttached(node, parent, index):
-            try change(seq, node: node, .attached(parent: parent, index: index))
+            try change(seq, node: node, .attached(parent: parent, index: index), session: session)
         case let .nodeDetached(node, parent):
-            try change(seq, node: node, .detached, formerParent: parent)
+            try change(seq, node: node, .detached, formerParent: parent, session: session)
         case let .nodeMoved(node, parent, index):
-            try change(seq, node: node, .moved(parent: parent, index: index))
+            try change(seq, node: node, .moved(parent: parent, index: index), session: session)
         case let .nodeRenamed(node, name):
-            try change(seq, node: node, .renamed(name: name))
+            try change(seq, node: node, .renamed(name: name), session: session)
         case let .nodeReleased(node, by):
             var releasedBy: (event: Int, handler: Int)?
             if let by {
@@ -427,7 +430,7 @@ final class RowWriter {
                 try insertRelease.bind(releasedBy!.handler, at: 3)
                 try insertRelease.run()
             }
-            try change(seq, node: node, .released, releasedBy: releasedBy)
+            try change(seq, node: node, .released, session: session, releasedBy: releasedBy)
         case .handlerAdded(let registration):
             let number = model.nextHandlerNumber
             model.nextHandlerNumber += 1
@@ -467,11 +470,12 @@ final class RowWriter {
         }
     }
 
-    /// Records a tree change. Paths are not stored: the views derive a node's path at any
+    /// Records a change of `session`'s tree, and a snapshot of the tree after it when one is
+    /// due (see ``LiveTrees``). Paths are not stored: the views derive a node's path at any
     /// seq from the changes (its parent and name then, up to its root), so that a change
     /// writes one row whatever the size of the subtree it moves.
     private func change(
-        _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil, session: SessionID? = nil,
+        _ seq: Int, node: NodeID, _ change: JournalTree.Change, formerParent: NodeID? = nil, session: SessionID,
         releasedBy: (event: Int, handler: Int)? = nil
     ) throws(SQLiteError) {
         var parent = formerParent
@@ -493,9 +497,17 @@ final class RowWriter {
         try insertChange.bind(position, at: 5)
         try insertChange.bind(name, at: 6)
         try insertChange.run()
+        let snapshot = model.trees.apply(change, to: node, in: session)
+        if let snapshot {
+            try insertSnapshot.bind(seq, at: 1)
+            try insertSnapshot.bind(session.rawValue, at: 2)
+            try insertSnapshot.bind(snapshot, at: 3)
+            try insertSnapshot.run()
+        }
         encoder.treeChange(
             seq: seq, node: node.rawValue, change: change.kind.rawValue, parent: parent?.rawValue, position: position,
-            name: name, session: session?.rawValue, releasedBy: releasedBy)
+            name: name, session: change.kind == .created ? session.rawValue : nil, releasedBy: releasedBy,
+            snapshot: snapshot)
         keepForChain(seq)
     }
 
