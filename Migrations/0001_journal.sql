@@ -357,13 +357,14 @@ SELECT c.seq AS seq,
        e.session_id AS session_id,
        c.event_id AS event_id,
        t.name AS event_type,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT h.node_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT h.node_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = h.node_id AND r.change = 5 AND r.seq <= c.seq), c.seq),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS node_path,
@@ -392,13 +393,14 @@ SELECT u.seq AS seq,
        e.session_id AS session_id,
        e.event_id AS event_id,
        t.name AS event_type,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT u.node_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT u.node_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = u.node_id AND r.change = 5 AND r.seq <= e.event_id), e.event_id),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS node_path,
@@ -433,13 +435,14 @@ SELECT x.unattended_seq AS seq,
        e.session_id AS session_id,
        e.event_id AS event_id,
        t.name AS event_type,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT e.origin_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT e.origin_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = e.origin_id AND r.change = 5 AND r.seq <= e.event_id), e.event_id),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS node_path,
@@ -465,13 +468,14 @@ SELECT e.event_id AS event_id,
        t.name AS event_type,
        CASE e.mode WHEN 0 THEN 'bubble' WHEN 1 THEN 'broadcast' WHEN 2 THEN 'dispatch' WHEN 3 THEN 'descend'
          WHEN 4 THEN 'descend:firstHandler' WHEN 5 THEN 'descend:deepestLevel' END AS mode,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT e.origin_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT e.origin_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = e.origin_id AND r.change = 5 AND r.seq <= e.event_id), e.event_id),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= e.event_id AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS origin_path,
@@ -498,23 +502,25 @@ SELECT c.seq AS seq,
        n.session_id AS session_id,
        CASE c.change WHEN 0 THEN 'created' WHEN 1 THEN 'attached' WHEN 2 THEN 'detached' WHEN 3 THEN 'moved'
          WHEN 4 THEN 'renamed' WHEN 5 THEN 'released' END AS change,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT c.node_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT c.node_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = c.node_id AND r.change = 5 AND r.seq <= c.seq), c.seq),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS node_path,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT c.parent_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT c.parent_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = c.parent_id AND r.change = 5 AND r.seq <= c.seq), c.seq),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= c.seq AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS parent_path,
@@ -527,13 +533,14 @@ JOIN j_nodes n ON n.node_id = c.node_id;
 CREATE VIEW handler_registrations AS
 SELECT h.handler_id AS handler_id,
        n.session_id AS session_id,
-       (WITH RECURSIVE up(node_id, depth, path) AS (
-          SELECT h.node_id, 0, NULL
+       (WITH RECURSIVE up(node_id, at, depth, path) AS (
+          SELECT h.node_id, coalesce((SELECT r.seq FROM j_changes r WHERE r.node_id = h.node_id AND r.change = 5 AND r.seq <= h.handler_id), h.handler_id),
+                 0, NULL
           UNION ALL
           SELECT (SELECT CASE WHEN k.change IN (1, 3) THEN k.parent_id END FROM j_changes k
-                   WHERE k.node_id = up.node_id AND k.seq <= h.handler_id AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
-                 up.depth + 1,
-                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= h.handler_id AND k.change IN (0, 4)
+                   WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change <= 3 ORDER BY k.seq DESC LIMIT 1),
+                 up.at, up.depth + 1,
+                 (SELECT k.name FROM j_changes k WHERE k.node_id = up.node_id AND k.seq <= up.at AND k.change IN (0, 4)
                    ORDER BY k.seq DESC LIMIT 1) || coalesce('/' || up.path, '')
             FROM up WHERE up.node_id IS NOT NULL AND up.depth <= (SELECT count(*) FROM j_nodes))
         SELECT path FROM up WHERE node_id IS NULL) AS node_path,

@@ -76,7 +76,12 @@ extension Replayer {
             if ids.contains(step.event) { steps.append(step) }
             try stream.advance()
         }
-        return (chain, steps, try reader.tree(of: root.session, before: root.id.rawValue))
+        var tree = try reader.tree(of: root.session, before: root.id.rawValue)
+        // An origin released before the snapshot the tree was rebuilt from: its last path.
+        for origin in Set(chain.map(\.origin)) where tree.nodes[origin] == nil && tree.releasedPaths[origin] == nil {
+            if let path = try reader.releasedPath(of: origin) { tree.remember(path: path, ofReleased: origin) }
+        }
+        return (chain, steps, tree)
     }
 
 

@@ -140,6 +140,24 @@ import Testing
         }
     }
 
+    /// A released node keeps the path it had, whatever its former ancestors become.
+    @Test func aReleasedNodeKeepsItsLastPath() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal, process: "released")
+            let app = EventNode("app", bus: bus)
+            let screen = EventNode("screen", parent: app)
+            let gone = EventNode("gone", parent: screen)
+            gone.release()
+            screen.rename(to: "renamed")
+            screen.detach()
+            gone.raise(Ping())
+            try journal.flush()
+            #expect(try lines(journal.path, "SELECT origin_path FROM event_history") == ["app/screen/gone"])
+            #expect(try lines(journal.path, "SELECT node_path FROM tree_changes WHERE change = 'released'") == ["app/screen/gone"])
+            withExtendedLifetime([app, screen]) {}
+        }
+    }
+
     /// Releasing a chain from its root down detaches each node's child in turn: a stored
     /// path per node below each detach made that cubic (1,000 nodes: 1.2 GB in 23 s).
     @Test func releasingADeepChainFromItsRootDownWritesARowPerChange() async throws {

@@ -101,6 +101,7 @@ import Testing
             for (index, tamper) in [
                 "UPDATE j_tree_snapshots SET nodes = json_replace(nodes, '$[0][2]', 'elsewhere') WHERE seq = %d",
                 "DELETE FROM j_tree_snapshots WHERE seq = %d",
+                "UPDATE j_tree_snapshots SET session_id = session_id + 1 WHERE seq = %d",
             ].enumerated() {
                 let path = directory + "/tampered\(index).eventtree"
                 let journal = try Journal(path: path)
@@ -120,7 +121,10 @@ import Testing
             try Self.churn(journal, changes: 2_000)
             try journal.close()
             let seq = try #require(Int(try lines(path, "SELECT min(seq) FROM j_tree_snapshots")[0]))
-            for damage in ["[[1", "{}", "[[5,99999999,\"x\"]]", "[[5,null,\"x\"],[5,null,\"y\"]]", "[[5,5,\"x\"]]"] {
+            for damage in [
+                "[[1", "{}", "[[5,99999999,\"x\"]]", "[[5,null,\"x\"],[5,null,\"y\"]]", "[[5,5,\"x\"]]",
+                "[[true,null,\"x\"]]", "[[1.5,null,\"x\"]]", "[[1e30,null,\"x\"]]", "[[5,null,\"x\",1]]", "[[5,null]]",
+            ] {
                 execute(path, "UPDATE j_tree_snapshots SET nodes = '\(damage)' WHERE seq = \(seq)")
                 let reader = try JournalReader(path: path)
                 #expect(throws: JournalError.self, "\(damage)") { try reader.tree(of: SessionID(rawValue: 1), before: seq + 1) }

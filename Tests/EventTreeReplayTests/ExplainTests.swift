@@ -14,6 +14,26 @@ import Testing
         }
     }
 
+    /// A raise at a node released before the nearest snapshot still names the path the
+    /// node had (a tree rebuilt from a snapshot has not seen it released).
+    @Test func aNodeReleasedBeforeTheSnapshotKeepsItsPathInExplain() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal, process: "released")
+            let app = EventNode("app", bus: bus)
+            let screen = EventNode("screen", parent: app)
+            let gone = EventNode("gone", parent: screen)
+            gone.release()
+            for index in 0..<1_100 { screen.rename(to: "screen\(index)") }
+            gone.raise(Ping())
+            try journal.flush()
+            #expect(try JournalReader(path: journal.path).rows("SELECT count(*) FROM j_tree_snapshots").first?.first?.int == 1)
+            let event = try #require(try JournalReader(path: journal.path).rows("SELECT event_id FROM j_events").first?.first?.int)
+            let explanation = try Replayer(journal: journal.path).explain(event: EventID(rawValue: event))
+            #expect(explanation.finding.originPath == "app/screen/gone")
+            withExtendedLifetime([app, screen]) {}
+        }
+    }
+
     @Test func everyReasonANodeDidOrDidNotGetAnEvent() async throws {
         try await withScript { replayer, script in
             func why(_ event: String, _ node: String) throws -> NodeVerdict {

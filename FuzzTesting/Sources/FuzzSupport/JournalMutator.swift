@@ -99,6 +99,7 @@ public enum JournalMutator {
         "j_events": ["session_id", "kind", "origin_id", "mode", "finished_back", "result", "raised_us"],
         "j_call_runs": ["event_id", "last_seq"],
         "j_changes": ["node_id", "change", "parent_id", "position"],
+        "j_tree_snapshots": ["session_id"],
         "j_undelivered": ["event_id", "node_id", "phase", "lost_calls"],
         "j_handlers": ["node_id", "channel", "phases", "line", "removed_seq"],
         "j_trouble": ["records"],

@@ -58,7 +58,9 @@ public enum SeedJournals {
         }
         let eventIDs = database.rows("SELECT event_id FROM j_events ORDER BY event_id").compactMap(\.first?.int)
         let handlerIDs = database.rows("SELECT handler_id FROM j_handlers ORDER BY handler_id").compactMap(\.first?.int)
-        let paths = database.rows("SELECT DISTINCT path FROM j_node_paths ORDER BY path").compactMap(\.first?.string)
+        let paths = database.rows("SELECT DISTINCT node_path FROM tree_changes WHERE node_path IS NOT NULL ORDER BY 1")
+            .compactMap(\.first?.string)
+        expect(!paths.isEmpty, "the seed journal \(name) has no node paths")
         let verification: JournalVerification
         do {
             verification = try JournalVerifier(journal: path).verify()

@@ -175,14 +175,17 @@ extension JournalReader {
                 seq: row.int(0), prunedAt: row.double(1), throughSeq: row.int(2), hash: row.bytes(3) ?? [],
                 sessions: row.int(4), records: row.int(5), reason: row.text(6) ?? "")
         })
-        // Rows that belong to no record: each comes as a record that matches nothing.
+        // Rows that belong to no record (or, a snapshot, to another session than its
+        // change's node): each comes as a record that matches nothing.
         let orphans = try cursor("""
             SELECT seq FROM (
                 SELECT seq FROM j_lost_calls WHERE seq NOT IN (SELECT seq FROM j_undelivered)
                 UNION ALL SELECT seq FROM j_releases WHERE seq NOT IN (SELECT seq FROM j_changes WHERE change = 5)
                 UNION ALL SELECT event_id FROM j_event_details WHERE event_id NOT IN (SELECT event_id FROM j_events)
                 UNION ALL SELECT node_id FROM j_nodes WHERE node_id NOT IN (SELECT seq FROM j_changes WHERE change = 0)
-                UNION ALL SELECT seq FROM j_tree_snapshots WHERE seq NOT IN (SELECT seq FROM j_changes))
+                UNION ALL SELECT seq FROM j_tree_snapshots WHERE seq NOT IN (SELECT seq FROM j_changes)
+                UNION ALL SELECT t.seq FROM j_tree_snapshots t JOIN j_changes c ON c.seq = t.seq
+                    JOIN j_nodes n ON n.node_id = c.node_id WHERE n.session_id IS NOT t.session_id)
             WHERE seq >= ? ORDER BY seq
             """, from)
         sources.append(try JournalStream { () throws(JournalError) in

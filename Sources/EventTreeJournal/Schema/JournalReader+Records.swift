@@ -417,6 +417,15 @@ extension JournalReader {
         return tree
     }
 
+    /// The path `node` had when it was released, if it was.
+    public func releasedPath(of node: NodeID) throws(JournalError) -> String? {
+        var path: String?
+        try each("SELECT node_path FROM tree_changes WHERE node_id = ? AND change = 'released'", [.integer(node.rawValue)]) {
+            row throws(JournalError) in path = row.text(0)
+        }
+        return path
+    }
+
     /// Every tree change from `seq` on, in order.
     func treeChanges(from seq: Int) throws(JournalError) -> JournalStream<RecordedTreeChange> {
         try treeChangeStream(

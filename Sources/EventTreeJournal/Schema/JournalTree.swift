@@ -1,8 +1,8 @@
 import EventTree
 import Foundation
 
-/// A tree rebuilt from tree changes: what the journal's writer keeps to compute paths, and
-/// what replay keeps to recompute routes. A value, so that copying it keeps the tree as it
+/// A tree rebuilt from tree changes: what the journal's writer keeps to write snapshots of,
+/// and what replay keeps to recompute routes. A value, so that copying it keeps the tree as it
 /// stood (copy-on-write makes the copy cheap until the tree changes).
 public struct JournalTree: Sendable {
     /// One node of the tree.
@@ -96,16 +96,18 @@ public struct JournalTree: Sendable {
     public private(set) var nodes: [NodeID: Node] = [:]
     /// The last path of each released node.
     public private(set) var releasedPaths: [NodeID: String] = [:]
-    /// Whether a released node's last path is kept (the writer's trees keep live nodes only).
-    private var keepsReleasedPaths = true
+    /// Whether this is a tree of live nodes fed by the engine (see ``init(liveFromEngine:)``).
+    private var isLiveFromEngine = false
 
     /// An empty tree.
     public init() {}
 
-    /// An empty tree that forgets a node once it is released, so that it holds the live
-    /// nodes only, however many came and went.
-    package init(forgettingReleasedNodes: Void) {
-        keepsReleasedPaths = false
+    /// An empty tree of live nodes, fed by the engine's own changes: a released node is
+    /// forgotten (the tree holds the live nodes only, however many came and went), and an
+    /// attach is not checked for a cycle (the engine refuses them), which would walk up the
+    /// tree at every change and make building a deep chain quadratic.
+    package init(liveFromEngine: Void) {
+        isLiveFromEngine = true
     }
 
     /// Applies one change to `node`.
@@ -115,8 +117,9 @@ public struct JournalTree: Sendable {
             nodes[node] = Node(name: name)
         case let .attached(parent, index), let .moved(parent, index):
             // A change that would make a cycle cannot come from the engine (it refuses
-            // them); from a damaged journal it is ignored, so that walks up stay finite.
-            if isAncestor(node, of: parent) { return }
+            // them); from a damaged journal it is ignored, so that walks up stay finite. So
+            // is a change of a node the tree does not have (its creation was not journaled).
+            guard nodes[node] != nil, isLiveFromEngine || !isAncestor(node, of: parent) else { return }
             unlink(node)
             nodes[node]?.parent = parent
             if nodes[parent] != nil {
@@ -128,7 +131,7 @@ public struct JournalTree: Sendable {
         case .renamed(let name):
             nodes[node]?.name = name
         case .released:
-            if keepsReleasedPaths { releasedPaths[node] = path(of: node) }
+            if !isLiveFromEngine { releasedPaths[node] = path(of: node) }
             unlink(node)
             for child in nodes[node]?.children ?? [] { nodes[child]?.parent = nil }
             nodes[node] = nil
@@ -230,17 +233,39 @@ public struct JournalTree: Sendable {
     /// The tree a snapshot stores, or `nil` when `json` is not one (a node twice, a parent
     /// not given before its child, a value of the wrong kind).
     package init?(snapshotJSON json: String) {
-        guard let entries = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else { return nil }
+        guard let entries = try? JSONDecoder().decode([SnapshotEntry].self, from: Data(json.utf8)) else { return nil }
         for entry in entries {
-            guard entry.count == 3, let id = (entry[0] as? NSNumber)?.intValue, let name = entry[2] as? String,
-                  nodes[NodeID(rawValue: id)] == nil
-            else { return nil }
-            let node = NodeID(rawValue: id)
-            apply(.created(name: name), to: node)
-            if entry[1] is NSNull { continue }
-            guard let parent = (entry[1] as? NSNumber)?.intValue, nodes[NodeID(rawValue: parent)] != nil, parent != id
-            else { return nil }
-            apply(.attached(parent: NodeID(rawValue: parent), index: Int.max), to: node)
+            guard nodes[entry.node] == nil else { return nil }
+            nodes[entry.node] = Node(name: entry.name)
+            guard let parent = entry.parent else { continue }
+            // Each node is new and its parent given before it: linked as is, no cycle possible.
+            guard nodes[parent] != nil, parent != entry.node else { return nil }
+            nodes[entry.node]!.parent = parent
+            nodes[parent]!.children.append(entry.node)
         }
+    }
+
+    /// One `[node_id, parent_id or null, name]` of a snapshot.
+    private struct SnapshotEntry: Decodable {
+        let node: NodeID
+        let parent: NodeID?
+        let name: String
+
+        init(from decoder: any Decoder) throws {
+            var values = try decoder.unkeyedContainer()
+            node = NodeID(rawValue: try values.decode(Int.self))
+            parent = try values.decodeNil() ? nil : NodeID(rawValue: try values.decode(Int.self))
+            name = try values.decode(String.self)
+            guard values.isAtEnd else {
+                throw DecodingError.dataCorruptedError(in: values, debugDescription: "more than three values")
+            }
+        }
+    }
+
+    /// Remembers the last path of a released node this tree did not see released (it was
+    /// rebuilt from a snapshot taken after).
+    package mutating func remember(path: String, ofReleased node: NodeID) {
+        guard nodes[node] == nil else { return }
+        releasedPaths[node] = path
     }
 }

@@ -11,12 +11,16 @@ struct LiveTrees {
 
     private var trees: [SessionID: JournalTree] = [:]
     private var changesSinceSnapshot: [SessionID: Int] = [:]
+    /// Sessions that get no more snapshots: ended, or whose tree was given up after a failed
+    /// write (see ``loseTrees()``).
+    private var finished: Set<SessionID> = []
 
     /// Applies a change of `session`'s tree.
     ///
     /// - Returns: The session's tree as a snapshot stores it, when one is due after this change.
     mutating func apply(_ change: JournalTree.Change, to node: NodeID, in session: SessionID) -> String? {
-        trees[session, default: JournalTree(forgettingReleasedNodes: ())].apply(change, to: node)
+        guard !finished.contains(session) else { return nil }
+        trees[session, default: JournalTree(liveFromEngine: ())].apply(change, to: node)
         let changes = changesSinceSnapshot[session, default: 0] + 1
         guard let tree = trees[session], changes >= max(Self.interval, tree.nodes.count) else {
             changesSinceSnapshot[session] = changes
@@ -30,5 +34,16 @@ struct LiveTrees {
     mutating func end(_ session: SessionID) {
         trees[session] = nil
         changesSinceSnapshot[session] = nil
+        finished.insert(session)
+    }
+
+    /// Gives up the trees of the sessions under way, after a failed write whose changes
+    /// they may hold although the journal does not: those sessions get no more snapshots
+    /// (readers then rebuild their trees from the last snapshot written, or from the start).
+    /// Restoring them instead would mean copying every tree before each transaction.
+    mutating func loseTrees() {
+        finished.formUnion(trees.keys)
+        trees.removeAll()
+        changesSinceSnapshot.removeAll()
     }
 }

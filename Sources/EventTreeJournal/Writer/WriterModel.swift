@@ -3,8 +3,6 @@ import EventTree
 /// What the writer remembers between facts. A value, so that a failed transaction can
 /// restore it and retry the same records.
 struct WriterModel {
-    /// The sessions' live trees, for snapshots.
-    var trees = LiveTrees()
     /// Handler id → handler number (looked up for every call row, hence the fast table).
     var handlerNumbers = IntTable()
     var nextHandlerNumber: Int
