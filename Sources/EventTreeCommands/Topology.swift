@@ -21,8 +21,7 @@ struct Topology: TerminalCommand {
     }
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: journal)
-        let snapshot = try replayer.topology(session: session.map(SessionID.init), at: at)
+        let snapshot = try Replayer.topology(ofJournal: journal, session: session.map(SessionID.init), at: at)
         if let diagram = options.format.diagram {
             terminal.write(Diagram(tree: snapshot).rendered(as: diagram))
             return

@@ -228,18 +228,32 @@ extension Replayer {
     ///
     /// - Throws: ``ReplayError/unknownSession(_:)``.
     public func topology(session: SessionID? = nil, at seq: Int? = nil) throws -> TreeSnapshot {
-        let summary = try self.session(session)
+        try Self.topology(in: reader, session: session, at: seq)
+    }
+
+    /// ``topology(session:at:)`` of the journal at `path`, without reading every handler
+    /// registration as a replayer does: the tree comes from the nearest snapshot and the
+    /// handlers from its nodes' own rows, so the answer costs the same however long the
+    /// journal's history.
+    ///
+    /// - Throws: `JournalError` when it cannot be read as a journal, ``ReplayError/unknownSession(_:)``.
+    public static func topology(ofJournal path: String, session: SessionID? = nil, at seq: Int? = nil) throws -> TreeSnapshot {
+        try topology(in: JournalReader(path: path), session: session, at: seq)
+    }
+
+    private static func topology(in reader: JournalReader, session: SessionID?, at seq: Int?) throws -> TreeSnapshot {
+        let summary = try Self.session(session, in: reader)
         // Past the end is the end (and `at + 1` below stays in range).
         let at = min(seq ?? Int.max - 1, Int.max - 1)
         let tree = try reader.tree(of: summary.id, before: at + 1)
+        let labels = try reader.handlerLabels(on: Array(tree.nodes.keys), registeredAt: at + 1)
         var entries: [TreeSnapshot.Entry] = []
         for root in tree.roots {
             var pending: [(NodeID, Int)] = [(root, 0)]
             while let (node, depth) = pending.popLast() {
-                let handlers = history.handlers(on: node).filter { $0.isRegistered(at: at + 1) }.map(\.label)
                 entries.append(TreeSnapshot.Entry(
                     id: node, name: tree.nodes[node]?.name ?? "?", path: tree.path(of: node), depth: depth,
-                    handlers: handlers))
+                    handlers: labels[node] ?? []))
                 pending.append(contentsOf: (tree.nodes[node]?.children ?? []).reversed().map { ($0, depth + 1) })
             }
         }

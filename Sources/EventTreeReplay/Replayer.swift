@@ -35,7 +35,12 @@ public final class Replayer {
     ///
     /// - Throws: ``ReplayError/unknownSession(_:)`` or ``ReplayError/noSessions``.
     public func session(_ id: SessionID?) throws -> SessionSummary {
-        let all = try sessions()
+        try Self.session(id, in: reader)
+    }
+
+    /// ``session(_:)`` as `reader` has it.
+    static func session(_ id: SessionID?, in reader: JournalReader) throws -> SessionSummary {
+        let all = try reader.sessions()
         if let id {
             guard let session = all.first(where: { $0.id == id }) else { throw ReplayError.unknownSession(id) }
             return session

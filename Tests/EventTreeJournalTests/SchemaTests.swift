@@ -169,6 +169,14 @@ final class Capturing: Recorder, @unchecked Sendable {
             #expect(extent.contains { $0.contains("j_call_runs USING COVERING INDEX j_call_runs_by_end") }, "\(extent)")
             // (A maximum read without its index says SEARCH, not SCAN: each is named.)
             #expect(extent.contains { $0.contains("j_event_details USING COVERING INDEX j_event_details_by_unattended") }, "\(extent)")
+            // topology: the nearest snapshot, and the handlers of the tree's nodes.
+            let snapshot = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.nearestSnapshotQuery
+                .replacingOccurrences(of: "?1", with: "1").replacingOccurrences(of: "?2", with: "9"))
+            #expect(snapshot.contains { $0.contains("SEARCH j_tree_snapshots USING") && $0.contains("j_tree_snapshots_by_session (session_id=? AND seq<?)") }, "\(snapshot)")
+            let labels = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.handlerLabelsQuery
+                .replacingOccurrences(of: "?1", with: "'[2,3]'").replacingOccurrences(of: "?2", with: "9"))
+            #expect(labels.contains { $0.contains("SEARCH j_handlers USING INDEX j_handlers_by_node (node_id=?)") }, "\(labels)")
+            #expect(!labels.contains { $0.contains("SCAN j_handlers") }, "\(labels)")
         }
     }
 

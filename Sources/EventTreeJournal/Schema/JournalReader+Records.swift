@@ -393,9 +393,8 @@ extension JournalReader {
     public func tree(of session: SessionID, before seq: Int) throws(JournalError) -> JournalTree {
         var tree = JournalTree()
         var start = 0
-        let nearest = "SELECT seq, nodes FROM j_tree_snapshots WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1"
         var found: (seq: Int, json: String)?
-        try each(nearest, [.integer(session.rawValue), .integer(seq)]) { row throws(JournalError) in
+        try each(Self.nearestSnapshotQuery, [.integer(session.rawValue), .integer(seq)]) { row throws(JournalError) in
             found = (row.int(0), row.text(1) ?? "")
         }
         if let found {
@@ -415,6 +414,30 @@ extension JournalReader {
             try changes.advance()
         }
         return tree
+    }
+
+    /// The query of ``handlerLabels(on:registeredAt:)``: by the handlers' node index (a test
+    /// pins its plan).
+    package static let handlerLabelsQuery = """
+        SELECT node_id, label FROM j_handlers
+        WHERE node_id IN (SELECT value FROM json_each(?1)) AND handler_id < ?2 AND (removed_seq IS NULL OR removed_seq > ?2)
+        ORDER BY handler_id
+        """
+
+    /// The query of the snapshot ``tree(of:before:)`` starts from (a test pins its plan).
+    package static let nearestSnapshotQuery =
+        "SELECT seq, nodes FROM j_tree_snapshots WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1"
+
+    /// The labels of the handlers registered on each of `nodes` at `seq` (added before it,
+    /// not removed by then), in registration order: read by the nodes' index, not from every
+    /// registration of the journal.
+    public func handlerLabels(on nodes: [NodeID], registeredAt seq: Int) throws(JournalError) -> [NodeID: [String]] {
+        var labels: [NodeID: [String]] = [:]
+        let list = "[" + nodes.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        try each(Self.handlerLabelsQuery, [.text(list), .integer(seq)]) { row throws(JournalError) in
+            labels[NodeID(rawValue: row.int(0)), default: []].append(row.text(1) ?? "?")
+        }
+        return labels
     }
 
     /// The path `node` had when it was released, if it was.
