@@ -181,7 +181,10 @@ public struct JournalTree: Sendable {
     /// walking down the branches whose names `path` spells, so that a search costs the
     /// branches it follows, not the subtree.
     ///
-    /// - Parameter rootPath: The path of `node`, when the caller has it.
+    /// - Parameters:
+    ///   - node: The subtree's root.
+    ///   - path: The path to look for.
+    ///   - rootPath: The path of `node`, when the caller has it.
     public func nodes(in node: NodeID, withPath path: String, rootPath: String? = nil) -> [NodeID] {
         var found: [NodeID] = []
         let start = rootPath ?? self.path(of: node)
