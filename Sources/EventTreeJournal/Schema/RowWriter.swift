@@ -20,9 +20,6 @@ final class RowWriter {
     private let insertNode: Statement
     private let insertChange: Statement
     private let insertSnapshot: Statement
-    /// The sessions' live trees, for snapshots. Not part of `model`: copying it before each
-    /// transaction would copy every tree; a failed write gives them up instead.
-    private var trees = LiveTrees()
     private let insertType: Statement
     private let insertHandler: Statement
     private let removeHandler: Statement
@@ -258,7 +255,6 @@ final class RowWriter {
             eventRows.discard()
             runRows.discard()
             model = saved
-            trees.loseTrees()
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
         }
@@ -402,7 +398,7 @@ final class RowWriter {
         case let .sessionEnded(id, at):
             endsSession = true
             model.openSessions.remove(id.rawValue)
-            trees.end(id)
+            model.trees.end(id)
             try endSession.bind(seq, at: 1)
             let clock = model.sessionClocks[id]
             let endedAt = clock.map { $0.wall + Double(at - $0.nanoseconds) / 1e9 } ?? Date().timeIntervalSince1970
@@ -501,7 +497,7 @@ final class RowWriter {
         try insertChange.bind(position, at: 5)
         try insertChange.bind(name, at: 6)
         try insertChange.run()
-        let snapshot = trees.apply(change, to: node, in: session)
+        let snapshot = model.trees.apply(change, to: node, in: session)
         if let snapshot {
             try insertSnapshot.bind(seq, at: 1)
             try insertSnapshot.bind(session.rawValue, at: 2)

@@ -11,8 +11,7 @@ struct LiveTrees {
 
     private var trees: [SessionID: JournalTree] = [:]
     private var changesSinceSnapshot: [SessionID: Int] = [:]
-    /// Sessions that get no more snapshots: ended, or whose tree was given up after a failed
-    /// write (see ``loseTrees()``).
+    /// Sessions that ended: they get no more snapshots.
     private var finished: Set<SessionID> = []
 
     /// Applies a change of `session`'s tree.
@@ -35,15 +34,5 @@ struct LiveTrees {
         trees[session] = nil
         changesSinceSnapshot[session] = nil
         finished.insert(session)
-    }
-
-    /// Gives up the trees of the sessions under way, after a failed write whose changes
-    /// they may hold although the journal does not: those sessions get no more snapshots
-    /// (readers then rebuild their trees from the last snapshot written, or from the start).
-    /// Restoring them instead would mean copying every tree before each transaction.
-    mutating func loseTrees() {
-        finished.formUnion(trees.keys)
-        trees.removeAll()
-        changesSinceSnapshot.removeAll()
     }
 }
