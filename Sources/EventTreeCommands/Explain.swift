@@ -41,13 +41,12 @@ struct Explain: TerminalCommand {
     }
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
-        let replayer = try Replayer(journal: journal)
-        let explanation = try replayer.explain(
-            event: EventID(rawValue: event ?? 0), node: node, withoutHandler: withoutHandler.map(HandlerID.init),
-            ignoringConsumption: ignoreConsumption)
+        let explanation = try Replayer.explain(
+            journal: journal, event: EventID(rawValue: event ?? 0), node: node,
+            withoutHandler: withoutHandler.map(HandlerID.init), ignoringConsumption: ignoreConsumption)
         if let diagram = options.format.diagram {
             let event = explanation.finding.event
-            let tree = try replayer.topology(session: event.session, at: event.id.rawValue - 1)
+            let tree = try Replayer.topology(ofJournal: journal, session: event.session, at: event.id.rawValue - 1)
             terminal.write(Diagram(tree: tree, explanation: explanation).rendered(as: diagram))
             return
         }

@@ -53,8 +53,41 @@ extension Replayer {
             omittedCauses: omitted, consequences: consequences)
     }
 
+    /// ``explain(event:node:withoutHandler:ignoringConsumption:)`` of the journal at `path`,
+    /// reading only the registrations the event's delivery can meet: the handlers of the
+    /// nodes in the tree at its raise, those its steps name, those that released a node it
+    /// lost and the one left out. The answer then costs the same however many handlers the
+    /// journal's history registered (a replayer reads every one).
+    ///
+    /// - Throws: `JournalError` when it cannot be read as a journal; ``ReplayError`` as
+    ///   ``explain(event:node:withoutHandler:ignoringConsumption:)`` does.
+    public static func explain(
+        journal path: String, event id: EventID, node nodePath: String? = nil, withoutHandler disabled: HandlerID? = nil,
+        ignoringConsumption: Bool = false
+    ) throws -> Explanation {
+        let reader = try JournalReader(path: path)
+        let (chain, steps, tree) = try load(id, from: reader)
+        var numbers = Set(chain.compactMap { $0.stop?.handlerNumber })
+        for step in steps {
+            switch step.kind {
+            case .call(let number, _): numbers.insert(number)
+            case .undelivered: if let number = try reader.release(of: step.node)?.handlerNumber { numbers.insert(number) }
+            }
+        }
+        let registrations = try reader.registrations(
+            on: Array(tree.nodes.keys), numbered: Array(numbers), ids: disabled.map { [$0] } ?? [])
+        let replayer = Replayer(reader: reader, history: JournalHistory(registrations: registrations))
+        return try replayer.explain(
+            event: id, node: nodePath, withoutHandler: disabled, ignoringConsumption: ignoringConsumption)
+    }
+
     /// The event's chain, its recorded steps and the tree at its raise.
     func load(_ id: EventID) throws -> ([RecordedEvent], [RecordedStep], JournalTree) {
+        try Self.load(id, from: reader)
+    }
+
+    /// ``load(_:)`` from `reader`.
+    static func load(_ id: EventID, from reader: JournalReader) throws -> ([RecordedEvent], [RecordedStep], JournalTree) {
         guard var root = try reader.event(id) else { throw ReplayError.unknownEvent(id) }
         // Links point back in time (the reader checks), so this walk ends.
         while let from = root.transformedFrom, let parent = try reader.event(from) { root = parent }

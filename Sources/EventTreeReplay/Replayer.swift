@@ -26,6 +26,13 @@ public final class Replayer {
         history = JournalHistory(registrations: try reader.registrations())
     }
 
+    /// A replayer of `reader` that knows the registrations in `history` only (see
+    /// ``explain(journal:event:node:withoutHandler:ignoringConsumption:)``).
+    init(reader: JournalReader, history: JournalHistory) {
+        self.reader = reader
+        self.history = history
+    }
+
     /// The journal's sessions, oldest first.
     public func sessions() throws -> [SessionSummary] {
         try reader.sessions()

@@ -26,3 +26,30 @@ import Testing
         }
     }
 }
+
+/// `Replayer.explain(journal:…)` reads only the registrations one event's delivery can meet;
+/// its answer must be the one a replayer that read them all gives, for every event.
+@Suite struct ScopedExplainTests {
+    @Test(arguments: 1...4)
+    func explainingFromTheEventsOwnRegistrationsAnswersAsReadingThemAll(seed: Int) async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            _ = GeneratedSession.run(seed: seed, on: bus)
+            try journal.flush()
+            let full = try Replayer(journal: journal.path)
+            let reader = try JournalReader(path: journal.path)
+            let events = try reader.rows("SELECT event_id FROM j_events ORDER BY event_id").compactMap { $0.first?.int }
+            let paths = try reader.rows("SELECT DISTINCT node_path FROM tree_changes ORDER BY 1").compactMap { $0.first?.string }
+            let handler = try #require(try reader.rows("SELECT min(handler_id) FROM j_handlers").first?.first?.int)
+            #expect(events.count > 20)
+            for (index, event) in events.enumerated() {
+                let id = EventID(rawValue: event)
+                let node = paths.isEmpty ? nil : paths[index % paths.count]
+                let without = index % 3 == 0 ? HandlerID(rawValue: handler) : nil
+                let expected = try full.explain(event: id, node: node, withoutHandler: without)
+                let scoped = try Replayer.explain(journal: journal.path, event: id, node: node, withoutHandler: without)
+                #expect(String(describing: scoped) == String(describing: expected), "seed \(seed) event \(event)")
+            }
+        }
+    }
+}

@@ -12,39 +12,16 @@ extension JournalReader {
     /// - Throws: ``JournalError`` when the journal cannot be read or a registration is damaged.
     public func registrations() throws(JournalError) -> RecordedRegistrations {
         if let cached = cache.registrations { return cached }
-        var typeNames: [Int: String] = [:]
-        try each("SELECT type_id, name FROM j_types") { row throws(JournalError) in
-            typeNames[row.int(0)] = row.text(1) ?? "?"
-        }
-        let count = try integer("SELECT count(*) FROM j_handlers") ?? 0
-        // Handler numbers are dense, from 1 or from the first a prune kept: anything else
-        // would size arrays from the file.
-        let first = try integer("SELECT min(handler_no) FROM j_handlers") ?? 1
-        guard first >= 1 && first <= JournalReader.maximumSeq else {
-            throw damaged(first, "handler numbers start at \(first)")
-        }
-        let numbers = first...(first + max(count, 1) - 1)
+        let typeNames = try typeNames()
+        let numbers = try handlerNumbers()
         var handlers: [RecordedHandler] = []
-        handlers.reserveCapacity(count)
-        try each("""
-            SELECT handler_no, handler_id, node_id, type_id, channel, phases, label, file, line, removed_seq
-            FROM j_handlers ORDER BY handler_id
-            """) { row throws(JournalError) in
-            let id = row.int(1)
-            let number = row.int(0)
-            guard numbers.contains(number) else {
-                throw damaged(id, "handler number \(number) is outside \(numbers.lowerBound)...\(numbers.upperBound)")
+        handlers.reserveCapacity(numbers.count)
+        try each(Self.handlerColumns + " ORDER BY handler_id") { row throws(JournalError) in
+            let handler = try decodeHandler(row, typeNames)
+            guard numbers.contains(handler.number) else {
+                throw damaged(handler.id.rawValue, "handler number \(handler.number) is outside \(numbers.lowerBound)...\(numbers.upperBound)")
             }
-            guard let channel = JournalCodes.channel(row.int(4)) else { throw damaged(id, "unknown channel \(row.int(4))") }
-            let phases = row.int(5)
-            guard (0...15).contains(phases) else { throw damaged(id, "unknown phases \(phases)") }
-            let typeID = row.optionalInt(3)
-            if let typeID, typeNames[typeID] == nil { throw damaged(id, "unknown type \(typeID)") }
-            handlers.append(RecordedHandler(
-                id: HandlerID(rawValue: id), number: number, node: NodeID(rawValue: row.int(2)),
-                eventType: typeID.flatMap { typeNames[$0] }, typeID: typeID, channel: channel,
-                phases: Phases(rawValue: phases), label: row.text(6) ?? "?", fileID: row.text(7) ?? "?",
-                line: row.int(8), removedSeq: row.optionalInt(9)))
+            handlers.append(handler)
         }
         var matches: [Int: [Int]] = [:]
         try each("SELECT handler_no, type_id, seq FROM j_matches") { row throws(JournalError) in
@@ -57,6 +34,96 @@ extension JournalReader {
             typeNames: typeNames, handlers: handlers, matches: matches, firstNumber: numbers.lowerBound)
         cache.registrations = registrations
         return registrations
+    }
+
+    /// The numbers the journal's handlers may have. They are dense, from 1 or from the first
+    /// a prune kept: anything else would size arrays from the file.
+    private func handlerNumbers() throws(JournalError) -> ClosedRange<Int> {
+        let count = try integer("SELECT count(*) FROM j_handlers") ?? 0
+        let first = try integer("SELECT min(handler_no) FROM j_handlers") ?? 1
+        guard first >= 1 && first <= JournalReader.maximumSeq else {
+            throw damaged(first, "handler numbers start at \(first)")
+        }
+        return first...(first + max(count, 1) - 1)
+    }
+
+    /// The columns ``decodeHandler(_:_:)`` reads, of `j_handlers`.
+    private static let handlerColumns =
+        "SELECT handler_no, handler_id, node_id, type_id, channel, phases, label, file, line, removed_seq FROM j_handlers"
+
+    private func decodeHandler(_ row: JournalRow, _ typeNames: [Int: String]) throws(JournalError) -> RecordedHandler {
+        let id = row.int(1)
+        guard let channel = JournalCodes.channel(row.int(4)) else { throw damaged(id, "unknown channel \(row.int(4))") }
+        let phases = row.int(5)
+        guard (0...15).contains(phases) else { throw damaged(id, "unknown phases \(phases)") }
+        let typeID = row.optionalInt(3)
+        if let typeID, typeNames[typeID] == nil { throw damaged(id, "unknown type \(typeID)") }
+        return RecordedHandler(
+            id: HandlerID(rawValue: id), number: row.int(0), node: NodeID(rawValue: row.int(2)),
+            eventType: typeID.flatMap { typeNames[$0] }, typeID: typeID, channel: channel,
+            phases: Phases(rawValue: phases), label: row.text(6) ?? "?", fileID: row.text(7) ?? "?",
+            line: row.int(8), removedSeq: row.optionalInt(9))
+    }
+
+    /// The type names by the journal's type number.
+    private func typeNames() throws(JournalError) -> [Int: String] {
+        var typeNames: [Int: String] = [:]
+        try each("SELECT type_id, name FROM j_types") { row throws(JournalError) in
+            typeNames[row.int(0)] = row.text(1) ?? "?"
+        }
+        return typeNames
+    }
+
+    /// The handler numbered `number`, read by its key (see ``HandlerLookup``).
+    func handler(readingNumber number: Int, typeNames: [Int: String]) throws(JournalError) -> RecordedHandler? {
+        var found: RecordedHandler?
+        try each(Self.handlerColumns + " WHERE handler_no = ?", [.integer(number)]) { row throws(JournalError) in
+            found = try decodeHandler(row, typeNames)
+        }
+        return found
+    }
+
+    /// How events and steps find their handlers: in every registration when they are read
+    /// (or `everyRegistration` asks for them: a stream over a session meets most of them),
+    /// else by reading each handler when first met.
+    func lookup(everyRegistration: Bool = false) throws(JournalError) -> HandlerLookup {
+        if everyRegistration || cache.registrations != nil { return HandlerLookup(try registrations()) }
+        if let lookup = cache.lookup { return lookup }
+        let lookup = HandlerLookup(typeNames: try typeNames(), reading: self)
+        cache.lookup = lookup
+        return lookup
+    }
+
+    /// The handlers registered on `nodes`, numbered `numbers` or with the ids `ids`, and
+    /// their matches: the part of ``registrations()`` that one event's delivery can meet,
+    /// read by the indexes of nodes, numbers and ids.
+    public func registrations(
+        on nodes: [NodeID], numbered numbers: [Int], ids: [HandlerID] = []
+    ) throws(JournalError) -> RecordedRegistrations {
+        let typeNames = try typeNames()
+        let numbered = try handlerNumbers()
+        func list(_ values: [Int]) -> JournalValue { .text("[" + values.map(String.init).joined(separator: ",") + "]") }
+        var handlers: [RecordedHandler] = []
+        try each(Self.handlerColumns + """
+             WHERE node_id IN (SELECT value FROM json_each(?1)) OR handler_no IN (SELECT value FROM json_each(?2))
+                OR handler_id IN (SELECT value FROM json_each(?3))
+             ORDER BY handler_id
+            """, [list(nodes.map(\.rawValue)), list(numbers), list(ids.map(\.rawValue))]) { row throws(JournalError) in
+            let handler = try decodeHandler(row, typeNames)
+            guard numbered.contains(handler.number) else {
+                throw damaged(handler.id.rawValue, "handler number \(handler.number) is outside \(numbered.lowerBound)...\(numbered.upperBound)")
+            }
+            handlers.append(handler)
+        }
+        var matches: [Int: [Int]] = [:]
+        try each(
+            "SELECT handler_no, type_id FROM j_matches WHERE handler_no IN (SELECT value FROM json_each(?))",
+            [list(handlers.map(\.number))]
+        ) { row throws(JournalError) in
+            if typeNames[row.int(1)] != nil { matches[row.int(1), default: []].append(row.int(0)) }
+        }
+        return RecordedRegistrations(
+            typeNames: typeNames, handlers: handlers, matches: matches, firstNumber: handlers.map(\.number).min() ?? 1)
     }
 
     // MARK: Sessions
@@ -94,7 +161,7 @@ extension JournalReader {
 
     /// The event `id`, or `nil` when the journal has none.
     public func event(_ id: EventID) throws(JournalError) -> RecordedEvent? {
-        let registrations = try registrations()
+        let registrations = try lookup()
         var found: RecordedEvent?
         try each(Self.selectEvents + " WHERE e.event_id = ?", [.integer(id.rawValue)]) { row throws(JournalError) in
             found = try decodeEvent(row, registrations)
@@ -104,7 +171,7 @@ extension JournalReader {
 
     /// The events of `session` raised at or before `seq`, in raise order.
     public func events(of session: SessionID, through seq: Int = Int.max) throws(JournalError) -> JournalStream<RecordedEvent> {
-        let registrations = try registrations()
+        let registrations = try lookup(everyRegistration: true)
         let rows = try cursor(
             Self.selectEvents + " WHERE e.session_id = ? AND e.event_id <= ? ORDER BY e.event_id",
             [.integer(session.rawValue), .integer(seq)])
@@ -135,7 +202,7 @@ extension JournalReader {
 
     /// The events produced by transforms and raised in `range`, in raise order.
     public func transformedEvents(in range: ClosedRange<Int>) throws(JournalError) -> [RecordedEvent] {
-        let registrations = try registrations()
+        let registrations = try lookup()
         var events: [RecordedEvent] = []
         try each(
             Self.selectEvents + " WHERE e.event_id >= ? AND e.event_id <= ? AND x.transformed_from IS NOT NULL ORDER BY e.event_id",
@@ -155,7 +222,7 @@ extension JournalReader {
 
     private static let selectEvents = eventColumns + " FROM j_events e LEFT JOIN j_event_details x ON x.event_id = e.event_id"
 
-    private func decodeEvent(_ row: JournalRow, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedEvent {
+    private func decodeEvent(_ row: JournalRow, _ registrations: HandlerLookup) throws(JournalError) -> RecordedEvent {
         let id = try checkedSeq(row.int(0), "an event")
         _ = try checkedSeq(row.int(1), "an event's session")
         let typeID = row.int(2)
@@ -173,7 +240,7 @@ extension JournalReader {
         }
         var stop: RecordedEvent.Stop?
         if let number = row.optionalInt(11) {
-            guard registrations.handler(numbered: number) != nil, let node = row.optionalInt(12),
+            guard try registrations.handler(numbered: number) != nil, let node = row.optionalInt(12),
                 let phase = row.optionalInt(13).flatMap(JournalCodes.phase)
             else { throw damaged(id, "it names a stopping handler \(number) the journal does not have") }
             stop = RecordedEvent.Stop(handlerNumber: number, node: NodeID(rawValue: node), phase: phase)
@@ -200,7 +267,7 @@ extension JournalReader {
 
     /// Handler calls and undelivered steps with a seq in `range`, in seq order.
     public func steps(in range: ClosedRange<Int>) throws(JournalError) -> JournalStream<RecordedStep> {
-        let registrations = try registrations()
+        let registrations = try lookup()
         let bounds: [JournalValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
         let calls = try packedCalls(in: range)
         let undelivered = try cursor("""
@@ -311,9 +378,9 @@ extension JournalReader {
         return [range.lowerBound, range.upperBound, overflowed ? Int.min : from]
     }
 
-    private func decodeCall(_ call: CallRun.Call, _ registrations: RecordedRegistrations) throws(JournalError) -> RecordedStep {
+    private func decodeCall(_ call: CallRun.Call, _ registrations: HandlerLookup) throws(JournalError) -> RecordedStep {
         let seq = try checkedSeq(call.seq, "a handler call")
-        guard let handler = registrations.handler(numbered: call.handlerNumber) else {
+        guard let handler = try registrations.handler(numbered: call.handlerNumber) else {
             throw damaged(seq, "a call names handler \(call.handlerNumber), which the journal does not have")
         }
         guard let (eventBack, phase, outcome) = JournalCodes.decodeCall(call.code), eventBack > 0, eventBack < seq else {
@@ -517,7 +584,7 @@ extension JournalReader {
     /// events an error's handlers converted it into) and those transformed from it, in
     /// raise order.
     public func events(causedBy event: EventID) throws(JournalError) -> [RecordedEvent] {
-        let registrations = try registrations()
+        let registrations = try lookup()
         var events: [RecordedEvent] = []
         try each(Self.causedByQuery, [.integer(event.rawValue)]) { row throws(JournalError) in
             events.append(try decodeEvent(row, registrations))
@@ -612,6 +679,7 @@ extension JournalReader {
     /// - Throws: ``JournalError`` when the journal cannot be read or a record is damaged.
     public func records(from seq: Int = 0) throws(JournalError) -> JournalStream<JournalRecord> {
         let registrations = try registrations()
+        let lookup = try lookup(everyRegistration: true)
         let from: [JournalValue] = [.integer(seq)]
         var sources: [JournalStream<JournalRecord>] = []
         let sessions = try cursor(
@@ -643,7 +711,7 @@ extension JournalReader {
         let events = try cursor(Self.selectEvents + " WHERE e.event_id >= ? ORDER BY e.event_id", from)
         sources.append(try JournalStream { () throws(JournalError) in
             guard events.hasRow else { return nil }
-            let event = try self.decodeEvent(events.row, registrations)
+            let event = try self.decodeEvent(events.row, lookup)
             try events.advance()
             return .raise(event)
         })
@@ -725,6 +793,8 @@ extension JournalReader {
 /// What a reader keeps once read.
 final class ReaderCache {
     var registrations: RecordedRegistrations?
+    /// The handlers point queries met (see ``JournalReader/lookup(everyRegistration:)``).
+    var lookup: HandlerLookup?
     /// The `SELECT`s of the views `delivery_history`, `call_history` and `j_calls` (see
     /// ``JournalReader/historyQuery(of:seqs:extent:)``).
     var historyViews: (delivery: String, calls: String, unpacked: String)?
