@@ -13,6 +13,8 @@ public enum ReplayError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownNode(path: String, session: SessionID)
     /// The journal has no handler with this id.
     case unknownHandler(HandlerID)
+    /// The event belongs to another session than the one asked about.
+    case eventOfAnotherSession(EventID, session: SessionID, asked: SessionID)
 
     /// One line, without a leading `error:`.
     public var description: String {
@@ -27,6 +29,8 @@ public enum ReplayError: Error, Sendable, Equatable, CustomStringConvertible {
             "no node of session \(session.rawValue) ever had the path '\(path)'; see 'eventtree topology'"
         case .unknownHandler(let id):
             "the journal has no handler \(id.rawValue); see the handler_registrations view"
+        case let .eventOfAnotherSession(event, session, asked):
+            "event \(event.rawValue) was raised in session \(session.rawValue), not in session \(asked.rawValue)"
         }
     }
 }

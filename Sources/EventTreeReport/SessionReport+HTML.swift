@@ -30,6 +30,12 @@ extension SessionReport {
         if let activeMicroseconds { facts.append(("first to last raise", Self.duration(activeMicroseconds))) }
         facts.append(("events", "\(events) (\(raises) raises)"))
         html += "<dl class=\"facts\">" + facts.map { "<dt>\($0.0)</dt><dd>\(HTML.escaped($0.1))</dd>" }.joined() + "</dl>\n"
+        if !holdsEveryEvent, let first = findings.first?.event.id, let last = findings.last?.event.id {
+            html += "<p class=\"window\" id=\"window\">The counts below cover every event of the session. The timeline, "
+                + "the routes and the tree through time hold \(findings.count) of its \(events) events: "
+                + "\(first.rawValue) to \(last.rawValue). For others: <code>eventtree report \(HTML.escaped(journalName)) "
+                + "--around EVENT</code> (or <code>--window N</code>).</p>\n"
+        }
 
         html += "<h2>What happened to the events</h2>\n<table class=\"counts\"><tr>"
         html += Self.classOrder.map { "<th class=\"c-\($0)\">\($0)</th>" }.joined() + "</tr><tr>"
@@ -52,13 +58,18 @@ extension SessionReport {
             html += "<p class=\"none\">Every event reached a handler that acted.</p>\n"
         } else {
             html += "<table class=\"dead\"><tr><th>event</th><th>type</th><th>raised at</th><th>what happened</th></tr>"
-            for letter in deadLetters.prefix(50) {
-                html += "<tr><td><a href=\"#event=\(letter.event.id.rawValue)\">\(letter.event.id.rawValue)</a></td>"
+            let window = (findings.first?.event.id ?? EventID(rawValue: 0))...(findings.last?.event.id ?? EventID(rawValue: 0))
+            for letter in deadLetters {
+                let id = letter.event.id.rawValue
+                // Only the window's events can be selected in the timeline.
+                html += window.contains(letter.event.id) ? "<tr><td><a href=\"#event=\(id)\">\(id)</a></td>" : "<tr><td>\(id)</td>"
                 html += "<td>\(HTML.escaped(letter.event.typeName))</td><td>\(HTML.escaped(letter.originPath))</td>"
                 html += "<td>\(HTML.escaped(letter.summary))</td></tr>"
             }
             html += "</table>\n"
-            if deadLetters.count > 50 { html += "<p class=\"more\">and \(deadLetters.count - 50) more (filter the timeline by unhandled)</p>\n" }
+            if deadLetterCount > deadLetters.count {
+                html += "<p class=\"more\">and \(deadLetterCount - deadLetters.count) more (filter the timeline by unhandled)</p>\n"
+            }
         }
         return html
     }
@@ -106,6 +117,12 @@ extension SessionReport {
             json.field("classes") { json in json.array { for name in Self.classOrder { $0.string(name.rawValue) } } }
             json.field("phases") { json in json.array { for phase in phases { $0.string(phase.description) } } }
             json.field("outcomes") { json in json.array { for outcome in outcomes { $0.string(outcome.rawValue) } } }
+            // The first `start` changes rebuild the tree as it stood at the timeline's first event.
+            json.field("start") { $0.integer(startingChanges) }
+            // The event a window around an event selects when the address names none.
+            json.field("select") { json in
+                if case .around(let event, _) = window { json.integer(event.rawValue) } else { json.null() }
+            }
             json.field("nodes") { json in
                 json.array { json in for node in nodes { json.string(node.name) } }
             }

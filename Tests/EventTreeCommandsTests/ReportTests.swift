@@ -1,6 +1,7 @@
 import EventTree
 import EventTreeJournal
-import EventTreeReport
+@testable import EventTreeReport
+import EventTreeReplay
 import EventTreeTesting
 import Foundation
 import Testing
@@ -63,6 +64,13 @@ import Testing
         return counts
     }
 
+    /// The events of `session` as the library's replay lists them (a finding each).
+    static func replayedEvents(_ journal: String, session: SessionID) throws -> [EventID] {
+        var ids: [EventID] = []
+        try Replayer(journal: journal).replay(session: session) { ids.append($0.event.id) }
+        return ids
+    }
+
     @Test func theDemoReportLoadsCleanlyAndAgreesWithReplay() async throws {
         try await withTemporaryDirectory { directory in
             _ = try Tool.run(["demo"], in: directory)
@@ -99,7 +107,7 @@ import Testing
         }
     }
 
-    @Test func aBusySessionsReportStaysUsable() async throws {
+    @Test func aBusySessionsReportCountsEveryEventAndHoldsAWindow() async throws {
         try await withTemporaryDirectory { directory in
             let made = try Tool.run(["demo", "--events", "20000", "--journal", "busy.eventtree"], in: directory)
             #expect(made.status == 0)
@@ -107,20 +115,78 @@ import Testing
             let written = try Tool.run(["report", journal, "--output", directory + "/busy.html"])
             #expect(written.status == 0)
             let size = try FileManager.default.attributesOfItem(atPath: directory + "/busy.html")[.size] as? Int ?? 0
-            #expect(size < 4_000_000, "\(size) bytes for about 22,000 events")
+            #expect(size < 2_500_000, "\(size) bytes for a window of 10,000 events")
             let counts = try Self.replayCounts(journal)
             let events = counts.values.reduce(0, +)
+            #expect(events > 20_000)
             #expect(counts["lost", default: 0] > 0 && counts["failed", default: 0] > 0 && counts["consumed", default: 0] > 0)
             let reader = try JournalReader(path: journal)
-            let lost = try reader.rows("SELECT min(event_id) FROM event_history WHERE result = 'lost'").first?.first?.int ?? 0
+            let session = try #require(reader.sessions().last)
+            // The window: the session's last 10,000 events, as replay lists them.
+            let ids = try Self.replayedEvents(journal, session: session.id).map(\.rawValue)
+            let (first, last) = (ids[ids.count - 10_000], ids[ids.count - 1])
+            #expect(written.stdout.hasPrefix(
+                "Wrote the report of session \(session.id.rawValue) (\(events) events; the timeline holds 10000 events, \(first) to \(last)) to "))
+            let lost = try reader.rows("SELECT max(event_id) FROM event_history WHERE result = 'lost'").first?.first?.int ?? 0
             guard let page = try Self.open(directory + "/busy.html", fragment: "#event=\(lost)") else { return }
             #expect(page.console == [])
-            #expect(page.text(ofID: "count-text") == "\(events) of \(events) events")
-            #expect(page.text(ofID: "count-lost") == String(counts["lost", default: 0]))
+            #expect(page.text(ofID: "count-text") == "10000 of 10000 events")
+            // The summary still counts every event of the session.
+            for name in ["delivered", "consumed", "unhandled", "lost", "diverged", "failed"] {
+                #expect(page.text(ofID: "count-\(name)") == String(counts[name, default: 0]), "\(name)")
+            }
+            #expect(page.text(ofID: "window")?.hasPrefix(
+                "The counts below cover every event of the session. The timeline, the routes and the tree through time "
+                    + "hold 10000 of its \(events) events: \(first) to \(last).") == true)
             #expect(page.text(ofID: "explanation")?.hasPrefix("lost: released during delivery before it reached app/") == true)
-            // Only the rows in view are in the page (virtual scrolling), not 22,000.
+            // Only the rows in view are in the page (virtual scrolling), not 10,000.
             let rows = page.dom.components(separatedBy: "class=\"row").count - 1
             #expect(rows > 10 && rows < 100, "\(rows) rows in the DOM")
+        }
+    }
+
+    @Test func aWindowAroundAnEventStartsFromTheTreeAsItStood() async throws {
+        try await withTemporaryDirectory { directory in
+            let made = try Tool.run(["demo", "--events", "6000", "--journal", "busy.eventtree"], in: directory)
+            #expect(made.status == 0)
+            let journal = directory + "/busy.eventtree"
+            let reader = try JournalReader(path: journal)
+            let lost = try reader.rows("SELECT min(event_id) FROM event_history WHERE result = 'lost' AND event_id > 3000")
+                .first?.first?.int ?? 0
+            let report = try SessionReport(journal: journal, window: .around(EventID(rawValue: lost), count: 200))
+            // 100 events before the event, and 100 from it, as the full replay orders them.
+            let ids = try Self.replayedEvents(journal, session: report.session.id)
+            let at = try #require(ids.firstIndex(of: EventID(rawValue: lost)))
+            #expect(report.findings.map(\.event.id) == Array(ids[(at - 100)..<(at + 100)]))
+            // The first changes rebuild the tree as every change before the window builds it.
+            var rebuilt = JournalTree()
+            for change in report.changes.prefix(report.startingChanges) { rebuilt.apply(change.change, to: change.node) }
+            var expected = JournalTree()
+            let before = try reader.treeChanges(of: report.session.id, before: ids[at - 100].rawValue)
+            while let change = before.current {
+                expected.apply(change.change, to: change.node)
+                try before.advance()
+            }
+            #expect(report.startingChanges > 0)
+            let paths = { (tree: JournalTree) in tree.nodes.keys.map { "\($0.rawValue) \(tree.path(of: $0))" }.sorted() }
+            #expect(paths(rebuilt) == paths(expected))
+            #expect(rebuilt.nodes.mapValues(\.children) == expected.nodes.mapValues(\.children))
+            // Then the window's own changes, up to the first event after it.
+            #expect(report.changes.dropFirst(report.startingChanges).allSatisfy { $0.seq >= ids[at - 100].rawValue && $0.seq < ids[at + 100].rawValue })
+
+            let written = try Tool.run(["report", journal, "--around", String(lost), "--window", "200", "--output", directory + "/around.html"])
+            #expect(written.status == 0)
+            #expect(written.stdout.contains("to \(directory)/around.html#event=\(lost) ("))
+            // Opened without a fragment, the page selects the event and draws its route on the tree.
+            guard let page = try Self.open(directory + "/around.html") else { return }
+            #expect(page.console == [])
+            #expect(page.text(ofID: "count-text") == "200 of 200 events")
+            #expect(page.text(ofID: "explanation")?.hasPrefix("lost: released during delivery before it reached app/") == true)
+            #expect(page.dom.contains("class=\"node on-route reached origin\""))
+
+            let elsewhere = runCommand(["report", journal, "--around", "999999999"])
+            #expect(elsewhere.status == 1 || elsewhere.status == 2)
+            #expect(elsewhere.stderr == "error: the journal has no event 999999999; list them with 'eventtree replay' or 'eventtree query'\n")
         }
     }
 

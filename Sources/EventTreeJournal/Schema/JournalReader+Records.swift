@@ -445,13 +445,15 @@ extension JournalReader {
 
     // MARK: The tree
 
-    /// The tree changes of `session` made before `seq`, in order.
-    public func treeChanges(of session: SessionID, before seq: Int = Int.max) throws(JournalError) -> JournalStream<RecordedTreeChange> {
+    /// The tree changes of `session` made from `start` and before `seq`, in order.
+    public func treeChanges(
+        of session: SessionID, from start: Int = 0, before seq: Int = Int.max
+    ) throws(JournalError) -> JournalStream<RecordedTreeChange> {
         try treeChangeStream("""
             SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
             FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
-            WHERE n.session_id = ? AND c.seq < ? ORDER BY c.seq
-            """, [.integer(session.rawValue), .integer(seq)])
+            WHERE n.session_id = ? AND c.seq >= ? AND c.seq < ? ORDER BY c.seq
+            """, [.integer(session.rawValue), .integer(start), .integer(seq)])
     }
 
     /// The tree of `session` as it stood just before `seq`: the nearest snapshot before it
@@ -471,11 +473,7 @@ extension JournalReader {
             tree = snapshot
             start = found.seq + 1
         }
-        let changes = try treeChangeStream("""
-            SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
-            FROM j_changes c JOIN j_nodes n ON n.node_id = c.node_id
-            WHERE n.session_id = ? AND c.seq >= ? AND c.seq < ? ORDER BY c.seq
-            """, [.integer(session.rawValue), .integer(start), .integer(seq)])
+        let changes = try treeChanges(of: session, from: start, before: seq)
         while let change = changes.current {
             tree.apply(change.change, to: change.node)
             try changes.advance()

@@ -49,4 +49,11 @@ public struct RecordedTreeChange: Sendable, Equatable {
     public let node: NodeID
     /// What changed.
     public let change: JournalTree.Change
+
+    /// A change (for readers that rebuild a tree's history, such as a report's window).
+    package init(seq: Int, node: NodeID, change: JournalTree.Change) {
+        self.seq = seq
+        self.node = node
+        self.change = change
+    }
 }
