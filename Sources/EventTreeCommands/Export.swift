@@ -39,11 +39,12 @@ struct Export: TerminalCommand {
             throw ValidationError("--session applies to chrome-trace; jsonl exports every record")
         }
         let file = try output.flatMap { $0 == "-" ? nil : try OutputFile(path: $0, notOver: journal) }
-        // Written as it comes: a record's line at a time for jsonl, never the whole export.
+        // Written as it comes: a record's line at a time for jsonl, a raise and what it led
+        // to at a time for chrome-trace, never the whole export.
         let produce: ((String) -> Void) throws -> Void = { [format, session] append in
             switch format {
             case .chromeTrace:
-                append(try TraceExport(journal: journal, session: session.map(SessionID.init)).chromeTrace())
+                try TraceExport(journal: journal, session: session.map(SessionID.init)).write(append)
             case .jsonl:
                 try RecordLines(journal: journal).write(append)
             }

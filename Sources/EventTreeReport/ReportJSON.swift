@@ -102,4 +102,11 @@ struct ReportJSON {
 
     /// The JSON text.
     var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The JSON text written so far, removed, for writing JSON in pieces: what comes next
+    /// is separated from it as it would have been.
+    mutating func takeText() -> String {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return text
+    }
 }

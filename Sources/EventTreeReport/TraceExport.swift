@@ -17,6 +17,10 @@ import Foundation
 /// Times are the journal's: microseconds from each session's start. A raise's slice ends
 /// with the last handler call (or nested raise) inside it; raises of no recorded thread
 /// share one track.
+///
+/// ``write(_:)`` streams: it holds the raises being delivered at a moment (an outermost
+/// raise with what it led to, until it ends), not the journal, so a journal of any length
+/// exports in memory that does not grow with it.
 public struct TraceExport: Sendable {
     /// The journal's path.
     public let path: String
@@ -29,6 +33,35 @@ public struct TraceExport: Sendable {
         self.session = session
     }
 
+    /// The trace, as JSON text, held whole (``write(_:)`` streams it).
+    ///
+    /// - Throws: `JournalError` when the file cannot be read as a journal.
+    public func chromeTrace() throws -> String {
+        var text = ""
+        try write { text += $0 }
+        return text
+    }
+
+    /// Calls `output` with the trace's JSON text, piece by piece, as it is read.
+    ///
+    /// - Throws: `JournalError` when the file cannot be read as a journal.
+    public func write(_ output: (String) -> Void) throws {
+        let reader = try JournalReader(path: path)
+        let registrations = try reader.registrations()
+        let sessions = try session.map { [$0] } ?? reader.sessionIDs()
+        var name = ReportJSON()
+        name.string(URL(fileURLWithPath: path).lastPathComponent)
+        output(#"{"displayTimeUnit":"ms","otherData":{"journal":"# + name.text
+            + #","schema_version":\#(reader.schemaVersion)},"traceEvents":["#)
+        var trace = TraceWriter()
+        for session in sessions {
+            try export(session, reader: reader, registrations: registrations, into: &trace, output)
+        }
+        output(trace.json.takeText() + "]}\n")
+    }
+
+    // MARK: One session
+
     /// One slice on a track, before its nesting is settled.
     private struct Slice {
         var name: String
@@ -40,155 +73,244 @@ public struct TraceExport: Sendable {
         /// The event it belongs to; for a raise, `isRaise`.
         var event: EventID
         var isRaise: Bool
+        /// A call enqueued on the main actor, which runs once the raise ended.
+        var isEnqueued = false
     }
 
-    /// One session's part of the trace.
-    private struct SessionTrace {
-        let pid: Int
-        let process: String
-        let threadNames: [Int: String]
-        var slices: [Slice]
-        let raiseIndex: [EventID: Int]
-        let links: [(from: EventID, to: EventID, name: String)]
+    /// Where a raise's slice starts, for arrows to it from what is written later.
+    private struct Anchor {
+        var thread: Int
+        var start: Double
     }
 
-    /// The trace, as JSON text.
-    ///
-    /// - Throws: `JournalError` when the file cannot be read as a journal.
-    public func chromeTrace() throws -> String {
-        let reader = try JournalReader(path: path)
-        let registrations = try reader.registrations()
-        let sessions = try session.map { [$0] } ?? reader.sessionIDs()
-        let traces = try sessions.map { try trace(of: $0, reader: reader, registrations: registrations) }
-        var json = ReportJSON()
-        var flowID = 0
-        json.object { json in
-            json.field("displayTimeUnit") { $0.string("ms") }
-            json.field("otherData") { json in
-                json.object { json in
-                    json.field("journal") { $0.string(URL(fileURLWithPath: path).lastPathComponent) }
-                    json.field("schema_version") { $0.integer(reader.schemaVersion) }
-                }
-            }
-            json.field("traceEvents") { json in
-                json.array { json in
-                    for trace in traces { Self.write(trace, flowID: &flowID, into: &json) }
-                }
-            }
-        }
-        return json.text + "\n"
-    }
-
-    private func trace(of session: SessionID, reader: JournalReader, registrations: RecordedRegistrations) throws -> SessionTrace {
+    /// An outermost raise and what it led to (nested raises, errors, transforms, and their
+    /// calls), held until the last of them ended, then settled and written.
+    private final class Family {
         var slices: [Slice] = []
         var raiseIndex: [EventID: Int] = [:]
         var links: [(from: EventID, to: EventID, name: String)] = []
-        let events = try reader.events(of: session)
-        var first = Int.max
-        var last = 0
-        while let event = events.current {
-            if let raised = event.raisedMicroseconds {
-                raiseIndex[event.id] = slices.count
-                slices.append(Slice(
-                    name: event.typeName, category: event.kind.description, thread: Self.track(of: event.thread),
-                    start: Double(raised), end: Double(raised),
-                    arguments: [("event", String(event.id.rawValue)), ("mode", event.mode.description),
-                                ("result", event.result.rawValue)],
-                    event: event.id, isRaise: true))
-                if let cause = event.cause { links.append((cause, event.id, event.kind == .error ? "error" : "nested raise")) }
-                if let source = event.transformedFrom { links.append((source, event.id, "transformed")) }
-                first = min(first, event.id.rawValue)
-                last = max(last, event.finishedSeq ?? event.id.rawValue)
-            }
-            try events.advance()
-        }
-        if first <= last {
-            let steps = try reader.steps(in: first...last)
-            while let step = steps.current {
-                if case .call(let number, let outcome) = step.kind, let offset = step.offsetMicroseconds,
-                    let raise = raiseIndex[step.event]
-                {
-                    let handler = registrations.handler(numbered: number)
-                    let start = slices[raise].start + Double(offset)
-                    let end = start + Double(step.durationNanoseconds ?? 0) / 1_000
-                    slices[raise].end = max(slices[raise].end, end)
-                    slices.append(Slice(
-                        name: handler?.label ?? "handler \(number)", category: "handler", thread: slices[raise].thread,
-                        start: start, end: end,
-                        arguments: [("outcome", outcome.rawValue), ("phase", step.phase.description),
-                                    ("registered_at", handler?.location ?? "?")],
-                        event: step.event, isRaise: false))
-                }
-                try steps.advance()
-            }
-        }
-        // A raise lasts while what it led to runs (children are raised later: higher ids).
-        for link in links.sorted(by: { $0.to > $1.to }) {
-            if let parent = raiseIndex[link.from], let child = raiseIndex[link.to] {
-                slices[parent].end = max(slices[parent].end, slices[child].end)
-            }
-        }
-        Self.settleNesting(&slices)
-        let process = try reader.sessions().first { $0.id == session }?.process
-        return SessionTrace(
-            pid: session.rawValue, process: "session \(session.rawValue)" + (process.map { ": " + $0 } ?? ""),
-            threadNames: try reader.threadNames(of: session), slices: slices, raiseIndex: raiseIndex, links: links)
+        /// Arrows from raises written earlier (a late call's raise caused this one).
+        var earlierLinks: [(from: Anchor, to: EventID, name: String)] = []
+        /// The seq at which its last raise ended (`Int.max` while one has not).
+        var end: Int
+
+        init(end: Int) { self.end = end }
     }
 
-    private static func write(_ trace: SessionTrace, flowID: inout Int, into json: inout ReportJSON) {
-        let pid = trace.pid
-        func metadata(_ name: String, thread: Int, value: String) {
-            json.object { json in
-                json.field("name") { $0.string(name) }
-                json.field("ph") { $0.string("M") }
-                json.field("pid") { $0.integer(pid) }
-                json.field("tid") { $0.integer(thread) }
-                json.field("args") { json in json.object { json in json.field("name") { $0.string(value) } } }
+    /// Ended families of one track whose slices may still have to nest with the next
+    /// family's: the journal's times are whole microseconds, so a raise can seem to start
+    /// before the one before it ended. Written once a family starts after they all end.
+    private struct Overlapping {
+        var families: [Family] = []
+        var end = -Double.infinity
+        var slices = 0
+
+        mutating func add(_ family: Family) {
+            families.append(family)
+            end = family.slices.reduce(end) { max($0, $1.end) }
+            slices += family.slices.count
+        }
+    }
+
+    /// The trace's JSON as it is written, and the number of the last arrow.
+    private struct TraceWriter {
+        var json = ReportJSON()
+        var flowID = 0
+    }
+
+    private func export(
+        _ session: SessionID, reader: JournalReader, registrations: RecordedRegistrations,
+        into trace: inout TraceWriter, _ output: (String) -> Void
+    ) throws {
+        let pid = session.rawValue
+        let process = try reader.sessions().first { $0.id == session }?.process
+        Self.metadata("process_name", pid: pid, thread: 0, value: "session \(pid)" + (process.map { ": " + $0 } ?? ""), into: &trace.json)
+        var tracks = Set<Int>()
+        var families: [EventID: Family] = [:]
+        var familyOf: [EventID: EventID] = [:]
+        var ends = MinHeap<EventID>()
+        // Calls enqueued on the main actor by raises already written, which run later, by event.
+        var pendingLate: [EventID: (calls: Int, raise: Anchor)] = [:]
+        let lateBefore = try reader.endSeq(of: session) ?? Int.max
+
+        // By track: the ended families not written yet.
+        var overlapping: [Int: Overlapping] = [:]
+        func write(_ group: Overlapping) {
+            Self.settleNesting(group.families)
+            for family in group.families { Self.write(family, pid: pid, into: &trace) }
+            if trace.json.bytes.count > 1 << 16 { output(trace.json.takeText()) }
+        }
+        func finish(_ root: EventID) {
+            guard let family = families.removeValue(forKey: root), let first = family.slices.first else { return }
+            for event in family.raiseIndex.keys { familyOf[event] = nil }
+            Self.settleLinks(family)
+            for slice in family.slices where slice.isEnqueued {
+                guard let raise = family.raiseIndex[slice.event] else { continue }
+                let anchor = Anchor(thread: family.slices[raise].thread, start: family.slices[raise].start)
+                pendingLate[slice.event, default: (0, anchor)].calls += 1
+            }
+            tracks.formUnion(family.slices.lazy.map(\.thread))
+            // Its raise comes first and starts before what it led to.
+            let track = first.thread
+            if let group = overlapping[track], first.start <= group.end, group.slices < Self.mostOverlapping {
+                overlapping[track]?.add(family)
+            } else {
+                if let group = overlapping[track] { write(group) }
+                var group = Overlapping()
+                group.add(family)
+                overlapping[track] = group
             }
         }
-        metadata("process_name", thread: 0, value: trace.process)
-        for track in Set(trace.slices.map(\.thread)).sorted() {
+
+        let events = try reader.events(of: session)
+        let steps = try reader.steps(in: (session.rawValue + 1)...Int.max)
+        var eventSeq = events.current?.id.rawValue ?? Int.max
+        var stepSeq = steps.current?.seq ?? Int.max
+        while true {
+            // Steps belong to the families being delivered, or are enqueued calls that run
+            // later, before the session's end.
+            let takesSteps = !families.isEmpty || (!pendingLate.isEmpty && stepSeq < lateBefore)
+            let next = min(eventSeq, takesSteps ? stepSeq : Int.max)
+            if next == Int.max { break }
+            while let key = ends.minimumKey, key < next, let (end, root) = ends.popMinimum() {
+                if families[root]?.end == end { finish(root) }
+            }
+            if next == eventSeq, let event = events.current {
+                if let raised = event.raisedMicroseconds {
+                    let slice = Slice(
+                        name: event.typeName, category: event.kind.description, thread: Self.track(of: event.thread),
+                        start: Double(raised), end: Double(raised),
+                        arguments: [("event", String(event.id.rawValue)), ("mode", event.mode.description),
+                                    ("result", event.result.rawValue)],
+                        event: event.id, isRaise: true)
+                    var links: [(from: EventID, name: String)] = []
+                    if let cause = event.cause { links.append((cause, event.kind == .error ? "error" : "nested raise")) }
+                    if let source = event.transformedFrom { links.append((source, "transformed")) }
+                    let root = links.lazy.compactMap { familyOf[$0.from] }.first ?? event.id
+                    let family = families[root] ?? Family(end: Int.min)
+                    families[root] = family
+                    familyOf[event.id] = root
+                    family.raiseIndex[event.id] = family.slices.count
+                    family.slices.append(slice)
+                    for link in links {
+                        if familyOf[link.from] != nil {
+                            family.links.append((link.from, event.id, link.name))
+                        } else if let earlier = try reader.event(link.from), earlier.session == session,
+                            let raised = earlier.raisedMicroseconds
+                        {
+                            // Raised in a call that ran after its event's raise ended.
+                            let anchor = Anchor(thread: Self.track(of: earlier.thread), start: Double(raised))
+                            family.earlierLinks.append((anchor, event.id, link.name))
+                        }
+                    }
+                    let end = event.finishedSeq ?? Int.max
+                    if end > family.end {
+                        family.end = end
+                        ends.insert(end, root)
+                    }
+                }
+                try events.advance()
+                eventSeq = events.current?.id.rawValue ?? Int.max
+            } else if let step = steps.current {
+                if case .call(let number, let outcome) = step.kind, let offset = step.offsetMicroseconds {
+                    let handler = registrations.handler(numbered: number)
+                    func call(thread: Int, raisedAt: Double) -> Slice {
+                        let start = raisedAt + Double(offset)
+                        return Slice(
+                            name: handler?.label ?? "handler \(number)", category: "handler", thread: thread,
+                            start: start, end: start + Double(step.durationNanoseconds ?? 0) / 1_000,
+                            arguments: [("outcome", outcome.rawValue), ("phase", step.phase.description),
+                                        ("registered_at", handler?.location ?? "?")],
+                            event: step.event, isRaise: false, isEnqueued: outcome == .enqueued)
+                    }
+                    if let root = familyOf[step.event], let family = families[root], let raise = family.raiseIndex[step.event] {
+                        let slice = call(thread: family.slices[raise].thread, raisedAt: family.slices[raise].start)
+                        family.slices[raise].end = max(family.slices[raise].end, slice.end)
+                        family.slices.append(slice)
+                    } else if step.seq < lateBefore, let pending = pendingLate[step.event] {
+                        // An enqueued call that ran after its raise ended: a slice of its own.
+                        pendingLate[step.event] = pending.calls > 1 ? (pending.calls - 1, pending.raise) : nil
+                        let slice = call(thread: pending.raise.thread, raisedAt: pending.raise.start)
+                        tracks.insert(slice.thread)
+                        Self.write(slice, pid: pid, into: &trace.json)
+                        Self.flow("delivery", from: pending.raise, to: slice, pid: pid, into: &trace)
+                    }
+                }
+                try steps.advance()
+                stepSeq = steps.current?.seq ?? Int.max
+            }
+        }
+        // Raises that never ended (the recording stops during their delivery).
+        for root in families.keys.sorted() { finish(root) }
+        for track in overlapping.keys.sorted() { write(overlapping[track]!) }
+        let names = try reader.threadNames(of: session)
+        for track in tracks.sorted() {
             let thread = track - Self.trackOffset
-            metadata("thread_name", thread: track,
-                     value: track == Self.unrecordedTrack ? "raises (thread not recorded)" : trace.threadNames[thread] ?? "thread \(thread)")
+            Self.metadata("thread_name", pid: pid, thread: track,
+                          value: track == Self.unrecordedTrack ? "raises (thread not recorded)" : names[thread] ?? "thread \(thread)",
+                          into: &trace.json)
         }
-        for slice in trace.slices {
-            json.object { json in
-                json.field("name") { $0.string(slice.name) }
-                json.field("cat") { $0.string(slice.category) }
-                json.field("ph") { $0.string("X") }
+    }
+
+    // MARK: Writing
+
+    private static func metadata(_ name: String, pid: Int, thread: Int, value: String, into json: inout ReportJSON) {
+        json.object { json in
+            json.field("name") { $0.string(name) }
+            json.field("ph") { $0.string("M") }
+            json.field("pid") { $0.integer(pid) }
+            json.field("tid") { $0.integer(thread) }
+            json.field("args") { json in json.object { json in json.field("name") { $0.string(value) } } }
+        }
+    }
+
+    private static func write(_ slice: Slice, pid: Int, into json: inout ReportJSON) {
+        json.object { json in
+            json.field("name") { $0.string(slice.name) }
+            json.field("cat") { $0.string(slice.category) }
+            json.field("ph") { $0.string("X") }
+            json.field("pid") { $0.integer(pid) }
+            json.field("tid") { $0.integer(slice.thread) }
+            json.field("ts") { $0.number(slice.start) }
+            json.field("dur") { $0.number(slice.end - slice.start) }
+            json.field("args") { json in
+                json.object { json in for (key, value) in slice.arguments { json.field(key) { $0.string(value) } } }
+            }
+        }
+    }
+
+    /// An arrow from the start of `from` to the start of `to`.
+    private static func flow(_ name: String, from: Anchor, to: Slice, pid: Int, into trace: inout TraceWriter) {
+        trace.flowID += 1
+        for (phase, anchor) in [("s", from), ("f", Anchor(thread: to.thread, start: to.start))] {
+            trace.json.object { json in
+                json.field("name") { $0.string(name) }
+                json.field("cat") { $0.string("flow") }
+                json.field("ph") { $0.string(phase) }
+                json.field("id") { $0.integer(trace.flowID) }
                 json.field("pid") { $0.integer(pid) }
-                json.field("tid") { $0.integer(slice.thread) }
-                json.field("ts") { $0.number(slice.start) }
-                json.field("dur") { $0.number(slice.end - slice.start) }
-                json.field("args") { json in
-                    json.object { json in for (key, value) in slice.arguments { json.field(key) { $0.string(value) } } }
-                }
+                json.field("tid") { $0.integer(anchor.thread) }
+                json.field("ts") { $0.number(anchor.start) }
+                if phase == "f" { json.field("bp") { $0.string("e") } }
             }
         }
-        // Arrows: a raise to each of its calls, a cause to what it led to.
-        func flow(_ name: String, from: Slice, to: Slice) {
-            flowID += 1
-            for (phase, slice) in [("s", from), ("f", to)] {
-                json.object { json in
-                    json.field("name") { $0.string(name) }
-                    json.field("cat") { $0.string("flow") }
-                    json.field("ph") { $0.string(phase) }
-                    json.field("id") { $0.integer(flowID) }
-                    json.field("pid") { $0.integer(pid) }
-                    json.field("tid") { $0.integer(slice.thread) }
-                    json.field("ts") { $0.number(slice.start) }
-                    if phase == "f" { json.field("bp") { $0.string("e") } }
-                }
+    }
+
+    /// A settled family's slices, then its arrows: a raise to each of its calls, a cause to
+    /// what it led to.
+    private static func write(_ family: Family, pid: Int, into trace: inout TraceWriter) {
+        for slice in family.slices { write(slice, pid: pid, into: &trace.json) }
+        func anchor(_ slice: Slice) -> Anchor { Anchor(thread: slice.thread, start: slice.start) }
+        for slice in family.slices where !slice.isRaise {
+            if let raise = family.raiseIndex[slice.event] { flow("delivery", from: anchor(family.slices[raise]), to: slice, pid: pid, into: &trace) }
+        }
+        for link in family.links {
+            if let from = family.raiseIndex[link.from], let to = family.raiseIndex[link.to] {
+                flow(link.name, from: anchor(family.slices[from]), to: family.slices[to], pid: pid, into: &trace)
             }
         }
-        for slice in trace.slices where !slice.isRaise {
-            if let raise = trace.raiseIndex[slice.event] { flow("delivery", from: trace.slices[raise], to: slice) }
-        }
-        for link in trace.links {
-            if let from = trace.raiseIndex[link.from], let to = trace.raiseIndex[link.to] {
-                flow(link.name, from: trace.slices[from], to: trace.slices[to])
-            }
+        for link in family.earlierLinks {
+            if let to = family.raiseIndex[link.to] { flow(link.name, from: link.from, to: family.slices[to], pid: pid, into: &trace) }
         }
     }
 
@@ -202,6 +324,38 @@ public struct TraceExport: Sendable {
     /// The track of the journal's thread number `thread`.
     private static func track(of thread: Int?) -> Int {
         thread.map { $0 + trackOffset } ?? unrecordedTrack
+    }
+
+    // MARK: Settling
+
+    /// The most slices held to nest with the next family's (on a track where raises
+    /// overlap without end, such as concurrent awaited raises).
+    private static let mostOverlapping = 1 << 16
+
+    /// A raise lasts while what it led to runs (children are raised later: higher ids).
+    private static func settleLinks(_ family: Family) {
+        for link in family.links.sorted(by: { $0.to > $1.to }) {
+            if let parent = family.raiseIndex[link.from], let child = family.raiseIndex[link.to] {
+                family.slices[parent].end = max(family.slices[parent].end, family.slices[child].end)
+            }
+        }
+    }
+
+    /// Makes the slices of `families` nest properly, track by track.
+    private static func settleNesting(_ families: [Family]) {
+        guard families.count > 1 else {
+            if let family = families.first { settleNesting(&family.slices) }
+            return
+        }
+        var slices = families.flatMap(\.slices)
+        settleNesting(&slices)
+        var index = 0
+        for family in families {
+            for own in family.slices.indices {
+                family.slices[own].end = slices[index].end
+                index += 1
+            }
+        }
     }
 
     /// Makes the slices of each track nest properly: a raise lasts until the last call or

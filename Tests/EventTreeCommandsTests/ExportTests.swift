@@ -163,6 +163,33 @@ import Testing
         }
     }
 
+    /// A main-actor call enqueued by a raise off the main actor runs after the raise ended:
+    /// it is a slice with an arrow from its raise, and what it raises has one from it too.
+    @Test func anEnqueuedCallThatRanLaterHasItsSliceAndArrows() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.onMainActor(NamedEvent.self, label: "ui", whenRaisedElsewhere: .enqueue) { event, context in
+                if event.name == "ping" { context.node?.raise(NamedEvent("pong")) }
+                return .handled
+            }
+            _ = await Task.detached { app.raise(NamedEvent("ping")) }.value
+            await bus.waitForEnqueuedCalls()
+            bus.end()
+            try journal.flush()
+            let events = try Self.traceEvents(runCommand(["export", journal.path, "--format", "chrome-trace"]).stdout)
+            let slices = events.filter { $0["ph"] as? String == "X" }
+            // ping's enqueued call and the call that ran later; pong's call, made on the main actor.
+            #expect(slices.filter { $0["cat"] as? String == "handler" }.compactMap { ($0["args"] as? [String: Any])?["outcome"] as? String }
+                .sorted() == ["enqueued", "handled", "handled"])
+            #expect(slices.filter { $0["cat"] as? String == "event" }.map { $0["name"] as? String } == ["NamedEvent", "NamedEvent"])
+            let flows = events.filter { $0["ph"] as? String == "s" }.compactMap { $0["name"] as? String }
+            #expect(flows.sorted() == ["delivery", "delivery", "delivery", "nested raise"])
+            #expect(Set(Self.flowIDs(events, phase: "s")) == Set(Self.flowIDs(events, phase: "f")))
+            #expect(Self.slicesNest(events))
+        }
+    }
+
     @Test func jsonLinesHoldEveryRecordInSeqOrder() async throws {
         try await withDemoJournal { path in
             let result = runCommand(["export", path, "--format", "jsonl"])

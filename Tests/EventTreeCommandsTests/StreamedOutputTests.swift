@@ -97,6 +97,20 @@ import Testing
         }
     }
 
+    @Test func aTraceIsWrittenAsItGoes() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let journal = Self.busyJournal(in: directory)
+            let writes = Self.run(["export", journal, "--format", "chrome-trace"])
+            // Hundreds of kilobytes, in chunks of 64 KiB: a raise and what it led to at a time.
+            let size = writes.output.utf8.count
+            #expect(size > 500_000 && writes.count >= size / 65_536, "\(writes.count) writes of \(size) bytes")
+            #expect(try JSONSerialization.jsonObject(with: Data(writes.output.utf8)) is [String: Any])
+            let target = directory + "/busy.json"
+            #expect(runCommand(["export", journal, "--format", "chrome-trace", "-o", target]).status == 0)
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == writes.output)
+        }
+    }
+
     @Test func aFileIsWrittenInChunksAsItComesAndReplacedOnlyWhenDone() async throws {
         try await withTemporaryDirectory { directory in
             let target = directory + "/out.jsonl"

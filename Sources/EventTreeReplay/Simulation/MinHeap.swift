@@ -1,11 +1,15 @@
-/// A binary min-heap of (key, value) pairs: the open events, by the seq at which they end.
-struct MinHeap<Value> {
+/// A binary min-heap of (key, value) pairs: the open events, by the seq at which they end
+/// (the replay's chains; a trace export's raises and what they led to).
+package struct MinHeap<Value> {
     private var items: [(key: Int, value: Value)] = []
 
-    var isEmpty: Bool { items.isEmpty }
-    var minimumKey: Int? { items.first?.key }
+    /// An empty heap.
+    package init() {}
 
-    mutating func insert(_ key: Int, _ value: Value) {
+    package var isEmpty: Bool { items.isEmpty }
+    package var minimumKey: Int? { items.first?.key }
+
+    package mutating func insert(_ key: Int, _ value: Value) {
         items.append((key, value))
         var child = items.count - 1
         while child > 0 {
@@ -16,7 +20,7 @@ struct MinHeap<Value> {
         }
     }
 
-    mutating func popMinimum() -> (key: Int, value: Value)? {
+    package mutating func popMinimum() -> (key: Int, value: Value)? {
         guard !items.isEmpty else { return nil }
         items.swapAt(0, items.count - 1)
         let minimum = items.removeLast()
