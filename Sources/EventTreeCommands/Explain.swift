@@ -37,7 +37,7 @@ struct Explain: TerminalCommand {
     }
 
     mutating func run(on terminal: CommandTerminal) throws {
-        try options.read { journal in try read(journal, on: terminal) }
+        try options.read(reusingCopy: true) { journal in try read(journal, on: terminal) }
     }
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {

@@ -28,14 +28,16 @@ struct JournalArgument: ParsableArguments {
     }
 
     /// Runs `body` with the path of the journal file: the one named, or a private copy of
-    /// the shipped journal, built for the command and removed after it.
-    func read<T>(_ body: (String) throws -> T) throws -> T {
+    /// the shipped journal, built for the command and removed after it, or (`reusingCopy`,
+    /// for a point query) the copy of the journal at its last ship, kept for the next one
+    /// (see ``ShippedJournalCopy``).
+    func read<T>(reusingCopy: Bool = false, _ body: (String) throws -> T) throws -> T {
         try check()
         guard let from else { return try body(file ?? "") }
         let directory = NSTemporaryDirectory() + "eventtree-from-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try body(try ShippedJournalCopy.build(from: from, journal: journalID, in: directory))
+        return try body(try ShippedJournalCopy.build(from: from, journal: journalID, reusing: reusingCopy, in: directory))
     }
 }
 
@@ -46,8 +48,10 @@ struct JournalArguments: ParsableArguments {
     @Option(help: "Output format: table, json, jsonl or csv.")
     var format: OutputFormat = .table
 
-    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(_:)``).
-    func read<T>(_ body: (String) throws -> T) throws -> T { try file.read(body) }
+    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(reusingCopy:_:)``).
+    func read<T>(reusingCopy: Bool = false, _ body: (String) throws -> T) throws -> T {
+        try file.read(reusingCopy: reusingCopy, body)
+    }
 }
 
 /// The options of the commands that also draw (`topology`, `explain`): the journal and an
@@ -58,8 +62,10 @@ struct PictureArguments: ParsableArguments {
     @Option(help: "Output format: table, json, jsonl, csv, dot (Graphviz) or mermaid.")
     var format: PictureFormat = .table
 
-    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(_:)``).
-    func read<T>(_ body: (String) throws -> T) throws -> T { try file.read(body) }
+    /// Runs `body` with the path of the journal file (see ``JournalArgument/read(reusingCopy:_:)``).
+    func read<T>(reusingCopy: Bool = false, _ body: (String) throws -> T) throws -> T {
+        try file.read(reusingCopy: reusingCopy, body)
+    }
 }
 
 /// The formats of ``PictureArguments``: a table format, or a diagram language.

@@ -114,6 +114,47 @@ public actor FleetDatabase {
         }
     }
 
+    /// A journal shipped to the database, as it stood at its last ship: what a copy read
+    /// back from it holds, and so what names such a copy.
+    public struct ShippedJournal: Sendable, Hashable {
+        /// The journal's id.
+        public let id: UUID
+        /// The last seq shipped: a copy holds every record up to it.
+        public let shippedSeq: Int
+        /// The journal schema version its rows were shipped at.
+        public let schemaVersion: Int
+    }
+
+    /// Journal `id` (or the only journal the database holds), as it stood at its last ship.
+    ///
+    /// - Throws: ``ShipError`` for an unknown journal, a database with several and no `id`,
+    ///   or a journal whose rows were never shipped.
+    public func shippedJournal(_ id: UUID?) async throws -> ShippedJournal {
+        do {
+            let query: PostgresQuery = if let id {
+                "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \(id)"
+            } else {
+                "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
+            }
+            var found: [(UUID, Int, Int?)] = []
+            for try await row in try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self) { found.append(row) }
+            guard let (journalID, shipped, schemaVersion) = found.first else {
+                if let id { throw ShipError.noSuchJournal(location: location.description, id: id) }
+                throw ShipError.noJournals(location: location.description)
+            }
+            guard id != nil || found.count == 1 else {
+                let count = try await connection.query("SELECT count(*) FROM journals", logger: logger).collect().first?.decode(Int.self) ?? 0
+                throw ShipError.severalJournals(location: location.description, count: count)
+            }
+            guard let schemaVersion else { throw ShipError.rowsNotShipped(location: location.description, id: journalID) }
+            return ShippedJournal(id: journalID, shippedSeq: shipped, schemaVersion: schemaVersion)
+        } catch let error as ShipError {
+            throw error
+        } catch {
+            throw ShipError.from(error, location: location)
+        }
+    }
+
     /// Builds a journal file at `path` from the rows shipped of journal `id` (or of the
     /// only journal the database holds), as it was at its last ship: every reading command
     /// and API reads it as it reads the original.
@@ -123,8 +164,26 @@ public actor FleetDatabase {
     ///   or a journal whose rows were never shipped; `JournalError` for rows that do not
     ///   make a journal (see `JournalRebuilder`).
     public func readBack(journal id: UUID?, into path: String) async throws -> UUID {
+        let shipped = try await shippedJournal(id)
+        try await readBack(shipped, into: path)
+        return shipped.id
+    }
+
+    /// Builds a journal file at `path` from the rows of `shipped` (see
+    /// ``shippedJournal(_:)``), streaming them: memory does not grow with the journal.
+    ///
+    /// - Throws: ``ShipError`` when the database fails; `JournalError` for rows that do not
+    ///   make a journal (see `JournalRebuilder`).
+    public func readBack(_ shipped: ShippedJournal, into path: String) async throws {
         do {
-            return try await rebuild(journal: id, into: path)
+            let source = "journal \(shipped.id.uuidString.lowercased()) in \(location.description)"
+            let rebuilder = try JournalRebuilder(creating: path, schemaVersion: shipped.schemaVersion, source: source)
+            let rows = try await connection.query(
+                "SELECT table_name, image FROM journal_rows WHERE journal_id = \(shipped.id) ORDER BY table_name, seq", logger: logger)
+            for try await (table, image) in rows.decode((String, ByteBuffer).self) {
+                try rebuilder.insert(Array(image.readableBytesView), into: table)
+            }
+            try rebuilder.finish(settledThrough: shipped.shippedSeq)
         } catch let error as JournalError {
             throw error
         } catch let error as ShipError {
@@ -132,34 +191,6 @@ public actor FleetDatabase {
         } catch {
             throw ShipError.from(error, location: location)
         }
-    }
-
-    private func rebuild(journal id: UUID?, into path: String) async throws -> UUID {
-        let query: PostgresQuery = if let id {
-            "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \(id)"
-        } else {
-            "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
-        }
-        var found: [(UUID, Int, Int?)] = []
-        for try await row in try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self) { found.append(row) }
-        guard let (journalID, shipped, schemaVersion) = found.first else {
-            if let id { throw ShipError.noSuchJournal(location: location.description, id: id) }
-            throw ShipError.noJournals(location: location.description)
-        }
-        guard id != nil || found.count == 1 else {
-            let count = try await connection.query("SELECT count(*) FROM journals", logger: logger).collect().first?.decode(Int.self) ?? 0
-            throw ShipError.severalJournals(location: location.description, count: count)
-        }
-        guard let schemaVersion else { throw ShipError.rowsNotShipped(location: location.description, id: journalID) }
-        let source = "journal \(journalID.uuidString.lowercased()) in \(location.description)"
-        let rebuilder = try JournalRebuilder(creating: path, schemaVersion: schemaVersion, source: source)
-        let rows = try await connection.query(
-            "SELECT table_name, image FROM journal_rows WHERE journal_id = \(journalID) ORDER BY table_name, seq", logger: logger)
-        for try await (table, image) in rows.decode((String, ByteBuffer).self) {
-            try rebuilder.insert(Array(image.readableBytesView), into: table)
-        }
-        try rebuilder.finish(settledThrough: shipped)
-        return journalID
     }
 
     private struct Progress {

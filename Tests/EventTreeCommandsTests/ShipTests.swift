@@ -206,6 +206,58 @@ import Testing
         }
     }
 
+    @Test func pointQueriesReuseTheCopyOfAShipUntilTheJournalShipsAgain() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/live.eventtree"
+            let journal = try Journal(path: path)
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(NamedEvent.self, label: "counter") { _, _ in .handled }
+            for _ in 0..<10 { app.raise(NamedEvent("tick")) }
+            try journal.flush()
+            let fleet = try FleetServer.newDatabase()
+            #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
+            let id = try JournalReader(path: path).journalID().uuidString.lowercased()
+            let cache = ["EVENTTREE_CACHE_DIR": directory + "/cache"]
+            // The copies kept: one folder per ship, named by schema version and shipped seq.
+            func copies() throws -> [String] {
+                let databases = try FileManager.default.contentsOfDirectory(atPath: directory + "/cache/fleet")
+                return try databases.flatMap { database in
+                    try FileManager.default.contentsOfDirectory(atPath: directory + "/cache/fleet/\(database)/\(id)")
+                }
+            }
+            func run(_ command: [String], fromFile: Bool = false) throws -> Tool.Result {
+                let source = fromFile ? [path] : ["--from", fleet.url]
+                return try Tool.run([command[0]] + source + command.dropFirst(), environment: cache)
+            }
+            let first = try FleetServer.count(fleet, "SELECT shipped_seq FROM journals")
+            #expect(try run(["sessions"]).stdout == (try run(["sessions"], fromFile: true)).stdout)
+            #expect(try copies() == ["\(JournalReader(path: path).schemaVersion)-\(first)"])
+            // Shipped again: the next point query builds the new copy and drops the old one.
+            for _ in 0..<5 { app.raise(NamedEvent("tock")) }
+            bus.end()
+            try journal.close()
+            #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
+            let second = try FleetServer.count(fleet, "SELECT shipped_seq FROM journals")
+            #expect(second > first)
+            let query = try run(["query", "--format", "csv"])
+            #expect(query.status == 0)
+            #expect(query.stdout == (try run(["query", "--format", "csv"], fromFile: true)).stdout)
+            #expect(try copies() == ["\(JournalReader(path: path).schemaVersion)-\(second)"])
+            // The point queries read the kept copy: they answer with the rows gone from the
+            // database, which the commands that read every record see at once.
+            _ = try FleetServer.lines(fleet, "DELETE FROM journal_rows WHERE journal_id = '\(id)'")
+            let event = try JournalReader(path: path).rows("SELECT max(event_id) FROM event_history").first?.first?.int ?? 0
+            for command in [["sessions"], ["query", "--format", "csv"], ["tail", "--last", "3"], ["topology"], ["explain", String(event)]] {
+                let kept = try run(command)
+                #expect(kept.status == 0, "\(command): \(kept.stderr)")
+                #expect(kept.stdout == (try run(command, fromFile: true)).stdout, "\(command)")
+            }
+            #expect(try run(["verify"]).status != 0)
+            #expect(try copies().count == 1)
+        }
+    }
+
     @Test func theTablesHaveTheViewsColumnsAfterJournalID() async throws {
         try await withTemporaryDirectory { directory in
             let journal = directory + "/demo.eventtree"

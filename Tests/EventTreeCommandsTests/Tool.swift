@@ -18,9 +18,10 @@ struct Tool {
     /// Runs `executable` with `arguments` in `directory`; kills it after `timeout` seconds
     /// (a hang is a failure: status 137).
     static func run(
-        _ arguments: [String], in directory: String? = nil, executable: URL = builtExecutable, timeout: Double = 60
+        _ arguments: [String], in directory: String? = nil, executable: URL = builtExecutable, timeout: Double = 60,
+        environment: [String: String] = [:]
     ) throws -> Result {
-        let (process, out, err) = try launch(executable, arguments, in: directory)
+        let (process, out, err) = try launch(executable, arguments, in: directory, environment: environment)
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
@@ -44,7 +45,7 @@ struct Tool {
     /// meantime inherited the copy's open descriptor until its own exec. That start is tried
     /// again (with new pipes), for up to two seconds; any other failure is thrown at once.
     private static func launch(
-        _ executable: URL, _ arguments: [String], in directory: String?
+        _ executable: URL, _ arguments: [String], in directory: String?, environment: [String: String]
     ) throws -> (Process, output: Pipe, errors: Pipe) {
         var attempts = 0
         while true {
@@ -54,6 +55,9 @@ struct Tool {
             process.executableURL = executable
             process.arguments = arguments
             if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.standardOutput = output
             process.standardError = errors
             do {
