@@ -30,7 +30,8 @@ struct DeliveryHistoryReader {
     let reader: JournalReader
 
     /// Calls `body` with each row with a seq in `seqs` matching `conditions` (SQL over the
-    /// views' columns, with `?` bound to `arguments`), in seq order, at most `limit` of them.
+    /// views' columns, the row named `h`, with `?` bound to `arguments`), in seq order, at
+    /// most `limit` of them.
     func forEachRow(
         where conditions: [String], _ arguments: [JournalValue], seqs: ClosedRange<Int> = 1...Int.max - 1, limit: Int?,
         _ body: (JournalRow) throws -> Void
@@ -46,7 +47,7 @@ struct DeliveryHistoryReader {
             let to = end - from < size ? end : from + size - 1
             let calls = try reader.historyQuery(of: "call_history", seqs: from..<to + 1, extent: extent)
             let queries = ["(\(calls))"] + Self.views.map { "(SELECT * FROM \($0) WHERE seq >= \(from) AND seq <= \(to))" }
-            let sources = try queries.map { try reader.cursor(select + $0 + filter, arguments) }
+            let sources = try queries.map { try reader.cursor(select + $0 + " AS h" + filter, arguments) }
             from = to + 1
             let found = sources.contains(where: \.hasRow)
             while let next = sources.filter(\.hasRow).min(by: { $0.row.int(0) < $1.row.int(0) }) {

@@ -88,7 +88,9 @@ struct Query: TerminalCommand {
                 add("handler_label = ?", .text(handler))
             }
         }
-        if let result { add("event_id IN (SELECT event_id FROM event_history WHERE result = ?)", .text(result.name)) }
+        // The row's own event, by its key: a list of every event with the result would be
+        // built again for each window of seqs, from every event of the journal.
+        if let result { add("(SELECT r.result FROM event_history r WHERE r.event_id = h.event_id) = ?", .text(result.name)) }
         if let type { add("event_type = ?", .text(type)) }
         // A subtree test without LIKE, so that no character of the path acts as a wildcard.
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
