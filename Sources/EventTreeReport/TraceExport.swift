@@ -77,10 +77,11 @@ public struct TraceExport: Sendable {
         var isEnqueued = false
     }
 
-    /// Where a raise's slice starts, for arrows to it from what is written later.
+    /// Where a raise's slice starts (and ends), for arrows from it to what is written later.
     private struct Anchor {
         var thread: Int
         var start: Double
+        var end: Double
     }
 
     /// An outermost raise and what it led to (nested raises, errors, transforms, and their
@@ -91,6 +92,9 @@ public struct TraceExport: Sendable {
         var links: [(from: EventID, to: EventID, name: String)] = []
         /// Arrows from raises written earlier (a late call's raise caused this one).
         var earlierLinks: [(from: Anchor, to: EventID, name: String)] = []
+        /// For a call enqueued on the main actor that ran after its raise ended (a family of
+        /// that one slice): its raise.
+        var lateCallOf: Anchor?
         /// The seq at which its last raise ended (`Int.max` while one has not).
         var end: Int
 
@@ -133,33 +137,42 @@ public struct TraceExport: Sendable {
         var pendingLate: [EventID: (calls: Int, raise: Anchor)] = [:]
         let lateBefore = try reader.endSeq(of: session) ?? Int.max
 
-        // By track: the ended families not written yet.
+        // By track: the ended families not written yet, and where the last written ended.
         var overlapping: [Int: Overlapping] = [:]
-        func write(_ group: Overlapping) {
+        var written: [Int: Double] = [:]
+        func write(_ group: Overlapping, track: Int) {
             Self.settleNesting(group.families)
             for family in group.families { Self.write(family, pid: pid, into: &trace) }
+            written[track] = max(written[track] ?? group.end, group.families.reduce(group.end) { end, family in
+                family.slices.reduce(end) { max($0, $1.end) }
+            })
             if trace.json.bytes.count > 1 << 16 { output(trace.json.takeText()) }
         }
-        func finish(_ root: EventID) {
-            guard let family = families.removeValue(forKey: root), let first = family.slices.first else { return }
-            for event in family.raiseIndex.keys { familyOf[event] = nil }
-            Self.settleLinks(family)
-            for slice in family.slices where slice.isEnqueued {
-                guard let raise = family.raiseIndex[slice.event] else { continue }
-                let anchor = Anchor(thread: family.slices[raise].thread, start: family.slices[raise].start)
-                pendingLate[slice.event, default: (0, anchor)].calls += 1
-            }
+        func hold(_ family: Family) {
+            guard let first = family.slices.first else { return }
             tracks.formUnion(family.slices.lazy.map(\.thread))
-            // Its raise comes first and starts before what it led to.
+            // Its first slice (a raise, before what it led to) starts first.
             let track = first.thread
             if let group = overlapping[track], first.start <= group.end, group.slices < Self.mostOverlapping {
                 overlapping[track]?.add(family)
             } else {
-                if let group = overlapping[track] { write(group) }
+                if let group = overlapping[track] { write(group, track: track) }
                 var group = Overlapping()
                 group.add(family)
                 overlapping[track] = group
             }
+        }
+        func finish(_ root: EventID) {
+            guard let family = families.removeValue(forKey: root) else { return }
+            for event in family.raiseIndex.keys { familyOf[event] = nil }
+            Self.settleLinks(family)
+            for slice in family.slices where slice.isEnqueued {
+                guard let raise = family.raiseIndex[slice.event] else { continue }
+                let raised = family.slices[raise]
+                let anchor = Anchor(thread: raised.thread, start: raised.start, end: raised.end)
+                pendingLate[slice.event, default: (0, anchor)].calls += 1
+            }
+            hold(family)
         }
 
         let events = try reader.events(of: session)
@@ -199,7 +212,7 @@ public struct TraceExport: Sendable {
                             let raised = earlier.raisedMicroseconds
                         {
                             // Raised in a call that ran after its event's raise ended.
-                            let anchor = Anchor(thread: Self.track(of: earlier.thread), start: Double(raised))
+                            let anchor = Anchor(thread: Self.track(of: earlier.thread), start: Double(raised), end: Double(raised))
                             family.earlierLinks.append((anchor, event.id, link.name))
                         }
                     }
@@ -228,12 +241,20 @@ public struct TraceExport: Sendable {
                         family.slices[raise].end = max(family.slices[raise].end, slice.end)
                         family.slices.append(slice)
                     } else if step.seq < lateBefore, let pending = pendingLate[step.event] {
-                        // An enqueued call that ran after its raise ended: a slice of its own.
+                        // An enqueued call that ran after its raise ended. Its start is not
+                        // recorded (its offset is 0): it is drawn after the raise, and after
+                        // what its track has written, so that slices still nest.
                         pendingLate[step.event] = pending.calls > 1 ? (pending.calls - 1, pending.raise) : nil
-                        let slice = call(thread: pending.raise.thread, raisedAt: pending.raise.start)
-                        tracks.insert(slice.thread)
-                        Self.write(slice, pid: pid, into: &trace.json)
-                        Self.flow("delivery", from: pending.raise, to: slice, pid: pid, into: &trace)
+                        var slice = call(thread: pending.raise.thread, raisedAt: pending.raise.start)
+                        let earliest = max(pending.raise.end, written[slice.thread] ?? -Double.infinity)
+                        if slice.start < earliest {
+                            slice.end += earliest - slice.start
+                            slice.start = earliest
+                        }
+                        let late = Family(end: Int.min)
+                        late.slices = [slice]
+                        late.lateCallOf = pending.raise
+                        hold(late)
                     }
                 }
                 try steps.advance()
@@ -242,7 +263,7 @@ public struct TraceExport: Sendable {
         }
         // Raises that never ended (the recording stops during their delivery).
         for root in families.keys.sorted() { finish(root) }
-        for track in overlapping.keys.sorted() { write(overlapping[track]!) }
+        for track in overlapping.keys.sorted() { write(overlapping[track]!, track: track) }
         let names = try reader.threadNames(of: session)
         for track in tracks.sorted() {
             let thread = track - Self.trackOffset
@@ -282,7 +303,7 @@ public struct TraceExport: Sendable {
     /// An arrow from the start of `from` to the start of `to`.
     private static func flow(_ name: String, from: Anchor, to: Slice, pid: Int, into trace: inout TraceWriter) {
         trace.flowID += 1
-        for (phase, anchor) in [("s", from), ("f", Anchor(thread: to.thread, start: to.start))] {
+        for (phase, anchor) in [("s", from), ("f", Anchor(thread: to.thread, start: to.start, end: to.end))] {
             trace.json.object { json in
                 json.field("name") { $0.string(name) }
                 json.field("cat") { $0.string("flow") }
@@ -300,9 +321,13 @@ public struct TraceExport: Sendable {
     /// what it led to.
     private static func write(_ family: Family, pid: Int, into trace: inout TraceWriter) {
         for slice in family.slices { write(slice, pid: pid, into: &trace.json) }
-        func anchor(_ slice: Slice) -> Anchor { Anchor(thread: slice.thread, start: slice.start) }
+        func anchor(_ slice: Slice) -> Anchor { Anchor(thread: slice.thread, start: slice.start, end: slice.end) }
         for slice in family.slices where !slice.isRaise {
-            if let raise = family.raiseIndex[slice.event] { flow("delivery", from: anchor(family.slices[raise]), to: slice, pid: pid, into: &trace) }
+            if let raise = family.raiseIndex[slice.event] {
+                flow("delivery", from: anchor(family.slices[raise]), to: slice, pid: pid, into: &trace)
+            } else if let raise = family.lateCallOf {
+                flow("delivery", from: raise, to: slice, pid: pid, into: &trace)
+            }
         }
         for link in family.links {
             if let from = family.raiseIndex[link.from], let to = family.raiseIndex[link.to] {
