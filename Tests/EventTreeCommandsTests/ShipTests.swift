@@ -177,15 +177,7 @@ import Testing
 
     @Test func aJournalBeingWrittenShipsWhatIsSettledAndTheRestLater() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory + "/live.eventtree"
-            let journal = try Journal(path: path)
-            let bus = EventBus(recorder: journal)
-            let app = EventNode("app", bus: bus)
-            app.on(NamedEvent.self, label: "counter") { _, _ in .handled }
-            for _ in 0..<10 { app.raise(NamedEvent("tick")) }
-            try journal.flush()
-            let fleet = try FleetServer.newDatabase()
-            #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
+            let (path, journal, bus, app, fleet) = try FleetServer.shipTenTicks(in: directory)
             #expect(try FleetServer.count(fleet, "SELECT count(*) FROM event_history") == 10)
             #expect(try FleetServer.lines(fleet, "SELECT ended_at IS NULL FROM sessions") == ["t"])
             // Read back as it was shipped: the ten raises, a chain that verifies.
@@ -208,15 +200,7 @@ import Testing
 
     @Test func pointQueriesReuseTheCopyOfAShipUntilTheJournalShipsAgain() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory + "/live.eventtree"
-            let journal = try Journal(path: path)
-            let bus = EventBus(recorder: journal)
-            let app = EventNode("app", bus: bus)
-            app.on(NamedEvent.self, label: "counter") { _, _ in .handled }
-            for _ in 0..<10 { app.raise(NamedEvent("tick")) }
-            try journal.flush()
-            let fleet = try FleetServer.newDatabase()
-            #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
+            let (path, journal, bus, app, fleet) = try FleetServer.shipTenTicks(in: directory)
             let id = try JournalReader(path: path).journalID().uuidString.lowercased()
             let cache = ["EVENTTREE_CACHE_DIR": directory + "/cache"]
             // The copies kept: one folder per ship, named by schema version and shipped seq.
@@ -360,6 +344,23 @@ import Testing
 
 /// The PostgreSQL server of the ship tests, driven with `psql` (a foreign client).
 enum FleetServer {
+    /// A journal still being written in `directory`, with ten raises, shipped to a new
+    /// database: its path, the journal, its bus and root node (to raise more), and the database.
+    static func shipTenTicks(
+        in directory: String
+    ) throws -> (path: String, journal: Journal, bus: EventBus, app: EventNode, fleet: Database) {
+        let path = directory + "/live.eventtree"
+        let journal = try Journal(path: path)
+        let bus = EventBus(recorder: journal)
+        let app = EventNode("app", bus: bus)
+        app.on(NamedEvent.self, label: "counter") { _, _ in .handled }
+        for _ in 0..<10 { app.raise(NamedEvent("tick")) }
+        try journal.flush()
+        let fleet = try FleetServer.newDatabase()
+        #expect(try Tool.run(["ship", path, "--to", fleet.url]).status == 0)
+        return (path, journal, bus, app, fleet)
+    }
+
     struct Database {
         let url: String
         let host: String
