@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventTreeJournal
 import EventTreeReport
 import Foundation
 
@@ -37,7 +38,14 @@ struct JournalArgument: ParsableArguments {
         let directory = NSTemporaryDirectory() + "eventtree-from-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try body(try ShippedJournalCopy.build(from: from, journal: journalID, reusing: reusingCopy, in: directory))
+        let path = try ShippedJournalCopy.build(from: from, journal: journalID, reusing: reusingCopy, in: directory)
+        do {
+            return try body(path)
+        } catch let error as JournalError {
+            // A kept copy that cannot be read is built again by the next command.
+            if reusingCopy { ShippedJournalCopy.forget(path) }
+            throw error
+        }
     }
 }
 

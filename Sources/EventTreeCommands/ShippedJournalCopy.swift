@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EventTreeJournal
 import Foundation
 #if PostgreSQL
 import EventTreePostgres
@@ -44,18 +45,24 @@ enum ShippedJournalCopy {
                 // Named after the journal: the report and the trace show the file's name.
                 let name = shipped.id.uuidString.lowercased()
                 let path: String
-                if let cache {
-                    let folder = cache + "/" + name + "/\(shipped.schemaVersion)-\(shipped.shippedSeq)"
+                if let cache, let journalFolder = privateFolder(cache + "/" + name) {
+                    // What the copy holds, and the schema this tool reads it at (the copy is
+                    // migrated to it as it is built).
+                    let ship = CopyName(
+                        shippedSeq: shipped.shippedSeq, eventsFinalSeq: shipped.eventsFinalSeq,
+                        schemaVersion: shipped.schemaVersion, readAt: Journal.schemaVersion)
+                    let folder = journalFolder + "/" + ship.text
                     if !FileManager.default.fileExists(atPath: folder + "/" + name + ".eventtree") {
-                        let partial = cache + "/" + name + "/.partial-\(UUID().uuidString)"
-                        try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: true)
+                        let partial = journalFolder + "/.partial-\(UUID().uuidString)"
+                        try FileManager.default.createDirectory(
+                            atPath: partial, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
                         do {
                             try await fleet.readBack(shipped, into: partial + "/" + name + ".eventtree")
                         } catch {
                             try? FileManager.default.removeItem(atPath: partial)
                             throw error
                         }
-                        keep(partial, as: folder)
+                        keep(partial, as: ship, in: journalFolder)
                     }
                     path = folder + "/" + name + ".eventtree"
                 } else {
@@ -91,35 +98,87 @@ enum ShippedJournalCopy {
     }
 
     /// The folder of the copies read back from the database at `location` (its URL without
-    /// the password), created for this user only; `nil` when it cannot be (the copy is then
-    /// built for the command alone).
+    /// the password), created for this user only; `nil` when it cannot be, or when it (or the
+    /// cache folder above it) is not a folder of this user's that only they may open (the
+    /// copy is then built for the command alone).
     static func cacheFolder(for location: String) -> String? {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["EVENTTREE_CACHE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 + "/eventtree" }
             ?? environment["HOME"].map { $0 + "/.cache/eventtree" }
-        guard let base else { return nil }
+        guard let base, (try? FileManager.default.createDirectory(
+            atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil,
+            let fleet = privateFolder(base + "/fleet")
+        else { return nil }
         // FNV-1a of the location: a name per database, without its text in the file system.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in location.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let folder = base + "/fleet/" + String(hash, radix: 16)
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            return nil
-        }
-        return folder
+        return privateFolder(fleet + "/" + String(hash, radix: 16))
     }
 
-    /// Puts the copy built in `partial` in its place at `folder`, and removes the copies of
-    /// the journal's earlier ships. Another command that built the same copy first wins.
-    private static func keep(_ partial: String, as folder: String) {
-        if rename(partial, folder) != 0 { try? FileManager.default.removeItem(atPath: partial) }
-        let journal = (folder as NSString).deletingLastPathComponent
-        let kept = (folder as NSString).lastPathComponent
-        for copy in (try? FileManager.default.contentsOfDirectory(atPath: journal)) ?? [] where copy != kept && !copy.hasPrefix(".") {
-            try? FileManager.default.removeItem(atPath: journal + "/" + copy)
+    /// `path` as a folder of this user's that no one else may open: made so if it is not
+    /// there; `nil` when it is something else (a link, another user's, open to others).
+    private static func privateFolder(_ path: String) -> String? {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
+            status.st_mode & 0o077 == 0
+        else { return nil }
+        return path
+    }
+
+    /// What a kept copy holds, as the name of its folder: `<shipped>-<final>-<schema>-<read at>`.
+    struct CopyName: Equatable {
+        let shippedSeq: Int
+        let eventsFinalSeq: Int
+        let schemaVersion: Int
+        let readAt: Int
+
+        var text: String { "\(shippedSeq)-\(eventsFinalSeq)-\(schemaVersion)-\(readAt)" }
+
+        init(shippedSeq: Int, eventsFinalSeq: Int, schemaVersion: Int, readAt: Int) {
+            self.shippedSeq = shippedSeq
+            self.eventsFinalSeq = eventsFinalSeq
+            self.schemaVersion = schemaVersion
+            self.readAt = readAt
         }
+
+        init?(_ text: String) {
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 4 else { return nil }
+            self.init(shippedSeq: parts[0], eventsFinalSeq: parts[1], schemaVersion: parts[2], readAt: parts[3])
+        }
+
+        /// Whether a copy of this ship is older than one of `other`'s.
+        func isOlder(than other: CopyName) -> Bool {
+            (shippedSeq, eventsFinalSeq) < (other.shippedSeq, other.eventsFinalSeq)
+                || ((shippedSeq, eventsFinalSeq) == (other.shippedSeq, other.eventsFinalSeq) && self != other)
+        }
+    }
+
+    /// Puts the copy built in `partial` in its place, and removes the copies of the
+    /// journal's earlier ships (a later ship's copy, built meanwhile by another command, is
+    /// kept), and what builds that never finished left behind over an hour ago. Another
+    /// command that built the same copy first wins.
+    private static func keep(_ partial: String, as ship: CopyName, in journal: String) {
+        if rename(partial, journal + "/" + ship.text) != 0 { try? FileManager.default.removeItem(atPath: partial) }
+        let hourAgo = Date().addingTimeInterval(-3_600)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: journal)) ?? [] {
+            let path = journal + "/" + entry
+            if entry.hasPrefix(".partial-") {
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                if let modified, modified < hourAgo { try? FileManager.default.removeItem(atPath: path) }
+            } else if let other = CopyName(entry), other.isOlder(than: ship) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
+    /// Removes the kept copy at `path` (one a command could not read: damaged, or of a
+    /// schema this tool does not read), so that the next command builds it again.
+    static func forget(_ path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard CopyName((folder as NSString).lastPathComponent) != nil else { return }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

@@ -121,6 +121,9 @@ public actor FleetDatabase {
         public let id: UUID
         /// The last seq shipped: a copy holds every record up to it.
         public let shippedSeq: Int
+        /// The seq up to which its shipped events are final (the rows of raises still open
+        /// at a ship are shipped again by the next).
+        public let eventsFinalSeq: Int
         /// The journal schema version its rows were shipped at.
         public let schemaVersion: Int
     }
@@ -132,13 +135,13 @@ public actor FleetDatabase {
     public func shippedJournal(_ id: UUID?) async throws -> ShippedJournal {
         do {
             let query: PostgresQuery = if let id {
-                "SELECT journal_id, shipped_seq, schema_version FROM journals WHERE journal_id = \(id)"
+                "SELECT journal_id, shipped_seq, events_final_seq, schema_version FROM journals WHERE journal_id = \(id)"
             } else {
-                "SELECT journal_id, shipped_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
+                "SELECT journal_id, shipped_seq, events_final_seq, schema_version FROM journals ORDER BY first_shipped_at LIMIT 2"
             }
-            var found: [(UUID, Int, Int?)] = []
-            for try await row in try await connection.query(query, logger: logger).decode((UUID, Int, Int?).self) { found.append(row) }
-            guard let (journalID, shipped, schemaVersion) = found.first else {
+            var found: [(UUID, Int, Int, Int?)] = []
+            for try await row in try await connection.query(query, logger: logger).decode((UUID, Int, Int, Int?).self) { found.append(row) }
+            guard let (journalID, shipped, eventsFinal, schemaVersion) = found.first else {
                 if let id { throw ShipError.noSuchJournal(location: location.description, id: id) }
                 throw ShipError.noJournals(location: location.description)
             }
@@ -147,7 +150,7 @@ public actor FleetDatabase {
                 throw ShipError.severalJournals(location: location.description, count: count)
             }
             guard let schemaVersion else { throw ShipError.rowsNotShipped(location: location.description, id: journalID) }
-            return ShippedJournal(id: journalID, shippedSeq: shipped, schemaVersion: schemaVersion)
+            return ShippedJournal(id: journalID, shippedSeq: shipped, eventsFinalSeq: eventsFinal, schemaVersion: schemaVersion)
         } catch let error as ShipError {
             throw error
         } catch {

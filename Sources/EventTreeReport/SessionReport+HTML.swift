@@ -54,21 +54,25 @@ extension SessionReport {
         }
 
         html += "<h2>Dead letters</h2>\n"
-        if deadLetters.isEmpty {
+        if deadLetterCount == 0 {
             html += "<p class=\"none\">Every event reached a handler that acted.</p>\n"
+        } else if deadLetters.isEmpty {
+            html += "<p class=\"none\">None among the timeline's events; \(deadLetterCount) before or after them.</p>\n"
         } else {
             html += "<table class=\"dead\"><tr><th>event</th><th>type</th><th>raised at</th><th>what happened</th></tr>"
-            let window = (findings.first?.event.id ?? EventID(rawValue: 0))...(findings.last?.event.id ?? EventID(rawValue: 0))
             for letter in deadLetters {
                 let id = letter.event.id.rawValue
-                // Only the window's events can be selected in the timeline.
-                html += window.contains(letter.event.id) ? "<tr><td><a href=\"#event=\(id)\">\(id)</a></td>" : "<tr><td>\(id)</td>"
+                html += "<tr><td><a href=\"#event=\(id)\">\(id)</a></td>"
                 html += "<td>\(HTML.escaped(letter.event.typeName))</td><td>\(HTML.escaped(letter.originPath))</td>"
                 html += "<td>\(HTML.escaped(letter.summary))</td></tr>"
             }
             html += "</table>\n"
             if deadLetterCount > deadLetters.count {
-                html += "<p class=\"more\">and \(deadLetterCount - deadLetters.count) more (filter the timeline by unhandled)</p>\n"
+                let inWindow = findings.lazy.filter { $0.classification == .unhandled }.count
+                let rest = inWindow > deadLetters.count
+                    ? "\(inWindow - deadLetters.count) more in the timeline (filter it by unhandled)" : ""
+                let outside = deadLetterCount - inWindow > 0 ? "\(deadLetterCount - inWindow) before or after its events" : ""
+                html += "<p class=\"more\">and " + [rest, outside].filter { !$0.isEmpty }.joined(separator: ", and ") + "</p>\n"
             }
         }
         return html

@@ -29,11 +29,11 @@ public struct SessionReport: Sendable {
     public let raises: Int
     /// The handlers that consumed events, most first.
     public let consumers: [Consumer]
-    /// The first events no handler acted on (and requests nobody answered), in raise
-    /// order: at most ``deadLetterShown``.
+    /// The first events of the window no handler acted on (and requests nobody answered),
+    /// in raise order: at most ``deadLetterShown``.
     public let deadLetters: [ReplayFinding]
-    /// How many events of the session no handler acted on.
-    public let deadLetterCount: Int
+    /// How many events of the session no handler acted on (``counts``' unhandled).
+    public var deadLetterCount: Int { counts[.unhandled, default: 0] }
     /// The time from the session's first raise to its last, in microseconds (`nil` when
     /// the journal holds no times).
     public let activeMicroseconds: Int?
@@ -77,8 +77,8 @@ public struct SessionReport: Sendable {
 
     /// The window's events' findings, with their routes, in raise order.
     let findings: [ReplayFinding]
-    /// The nodes the window's tree holds, in creation order (those of the tree as it stood
-    /// when the window starts first).
+    /// The nodes the window's tree holds: those of the tree as it stood when the window
+    /// starts (parents first), then those created in the window, in creation order.
     let nodes: [(id: NodeID, name: String)]
     /// How many of `changes` rebuild the tree as it stood when the window starts (when it
     /// starts after the session's first event); the rest are the window's changes.
@@ -112,8 +112,6 @@ public struct SessionReport: Sendable {
         var counts: [Classification: Int] = [:]
         var consumers: [String: Consumer] = [:]
         var callCounts: [HandlerID: (calls: Int, stops: Int)] = [:]
-        var deadLetters: [ReplayFinding] = []
-        var deadLetterCount = 0
         var raises = 0
         var events = 0
         var firstActivity: Int?
@@ -127,10 +125,6 @@ public struct SessionReport: Sendable {
             if finding.classification == .consumed, let stopper = finding.stoppedBy {
                 let key = "\(stopper.label)\u{0}\(stopper.location)"
                 consumers[key] = Consumer(label: stopper.label, location: stopper.location, count: (consumers[key]?.count ?? 0) + 1)
-            }
-            if finding.classification == .unhandled {
-                deadLetterCount += 1
-                if deadLetters.count < Self.deadLetterShown { deadLetters.append(finding) }
             }
             if let stopper = finding.stoppedBy { callCounts[stopper.handler, default: (0, 0)].stops += 1 }
             for visit in finding.route ?? [] {
@@ -147,7 +141,7 @@ public struct SessionReport: Sendable {
         // at the window's first event (from the nearest snapshot), then the window's changes.
         var changes: [RecordedTreeChange] = []
         var nodes: [(id: NodeID, name: String)] = []
-        var from = 0
+        var from = Int.min
         if let first = findings.first, first.event.id != firstEvent {
             let tree = try reader.tree(of: session.id, before: first.event.id.rawValue)
             // Dated just before the window's first event, as the tree stood then.
@@ -176,14 +170,14 @@ public struct SessionReport: Sendable {
         self.events = events
         self.window = window
         self.consumers = consumers.values.sorted { ($0.count, $1.label, $1.location) > ($1.count, $0.label, $0.location) }
-        self.deadLetters = deadLetters
-        self.deadLetterCount = deadLetterCount
+        self.deadLetters = Array(findings.lazy.filter { $0.classification == .unhandled }.prefix(Self.deadLetterShown))
         self.findings = findings
         self.nodes = nodes
         self.startingChanges = startingChanges
         self.changes = changes
+        let windowEnd = kept.followingEvent?.rawValue ?? Int.max
         self.handlers = try reader.registrations().handlers.filter { handler in
-            nodeIDs.contains(handler.node) && (handler.removedSeq.map { $0 > windowStart } ?? true)
+            nodeIDs.contains(handler.node) && handler.id.rawValue < windowEnd && (handler.removedSeq.map { $0 > windowStart } ?? true)
         }
         self.callCounts = callCounts
         // Times read from the file: two far apart would overflow the difference (the last is
@@ -198,13 +192,17 @@ public struct SessionReport: Sendable {
 
     /// The live nodes of `tree`, parents before children and children in order, each with
     /// its parent and its position among its siblings.
+    /// Each node is taken once: a journal is untrusted, and a damaged one can list a node
+    /// among the children of its own descendant.
     private static func preorder(_ tree: JournalTree) -> [(node: NodeID, parent: NodeID?, position: Int)] {
         var order: [(node: NodeID, parent: NodeID?, position: Int)] = []
+        var seen: Set<NodeID> = []
         var pending = tree.roots.reversed().map { (node: $0, parent: NodeID?.none, position: 0) }
         while let next = pending.popLast() {
+            guard seen.insert(next.node).inserted else { continue }
             order.append(next)
             let children = tree.nodes[next.node]?.children ?? []
-            for (position, child) in children.enumerated().reversed() {
+            for (position, child) in children.enumerated().reversed() where !seen.contains(child) {
                 pending.append((child, next.node, position))
             }
         }

@@ -137,9 +137,11 @@ public struct TraceExport: Sendable {
         var pendingLate: [EventID: (calls: Int, raise: Anchor)] = [:]
         let lateBefore = try reader.endSeq(of: session) ?? Int.max
 
-        // By track: the ended families not written yet, and where the last written ended.
+        // By track: the ended families not written yet, where the last written ended, and
+        // where the families still open started.
         var overlapping: [Int: Overlapping] = [:]
         var written: [Int: Double] = [:]
+        var openStarts: [Int: [EventID: Double]] = [:]
         func write(_ group: Overlapping, track: Int) {
             Self.settleNesting(group.families)
             for family in group.families { Self.write(family, pid: pid, into: &trace) }
@@ -151,9 +153,13 @@ public struct TraceExport: Sendable {
         func hold(_ family: Family) {
             guard let first = family.slices.first else { return }
             tracks.formUnion(family.slices.lazy.map(\.thread))
-            // Its first slice (a raise, before what it led to) starts first.
+            // Its first slice (a raise, before what it led to) starts first. Families end in
+            // seq order, not in time order: one still open may have started inside the group.
             let track = first.thread
-            if let group = overlapping[track], first.start <= group.end, group.slices < Self.mostOverlapping {
+            let openSince = openStarts[track]?.values.min() ?? .infinity
+            if let group = overlapping[track], first.start <= group.end || openSince <= group.end,
+                group.slices < Self.mostOverlapping
+            {
                 overlapping[track]?.add(family)
             } else {
                 if let group = overlapping[track] { write(group, track: track) }
@@ -165,6 +171,7 @@ public struct TraceExport: Sendable {
         func finish(_ root: EventID) {
             guard let family = families.removeValue(forKey: root) else { return }
             for event in family.raiseIndex.keys { familyOf[event] = nil }
+            if let track = family.slices.first?.thread { openStarts[track]?[root] = nil }
             Self.settleLinks(family)
             for slice in family.slices where slice.isEnqueued {
                 guard let raise = family.raiseIndex[slice.event] else { continue }
@@ -176,7 +183,7 @@ public struct TraceExport: Sendable {
         }
 
         let events = try reader.events(of: session)
-        let steps = try reader.steps(in: (session.rawValue + 1)...Int.max)
+        let steps = try reader.steps(in: (session.rawValue < Int.max ? session.rawValue + 1 : Int.max)...Int.max)
         var eventSeq = events.current?.id.rawValue ?? Int.max
         var stepSeq = steps.current?.seq ?? Int.max
         while true {
@@ -200,8 +207,14 @@ public struct TraceExport: Sendable {
                     if let cause = event.cause { links.append((cause, event.kind == .error ? "error" : "nested raise")) }
                     if let source = event.transformedFrom { links.append((source, "transformed")) }
                     let root = links.lazy.compactMap { familyOf[$0.from] }.first ?? event.id
-                    let family = families[root] ?? Family(end: Int.min)
-                    families[root] = family
+                    let family: Family
+                    if let open = families[root] {
+                        family = open
+                    } else {
+                        family = Family(end: Int.min)
+                        families[root] = family
+                        openStarts[slice.thread, default: [:]][root] = slice.start
+                    }
                     familyOf[event.id] = root
                     family.raiseIndex[event.id] = family.slices.count
                     family.slices.append(slice)
@@ -246,7 +259,8 @@ public struct TraceExport: Sendable {
                         // what its track has written, so that slices still nest.
                         pendingLate[step.event] = pending.calls > 1 ? (pending.calls - 1, pending.raise) : nil
                         var slice = call(thread: pending.raise.thread, raisedAt: pending.raise.start)
-                        let earliest = max(pending.raise.end, written[slice.thread] ?? -Double.infinity)
+                        let earliest = max(
+                            pending.raise.end, written[slice.thread] ?? -.infinity, overlapping[slice.thread]?.end ?? -.infinity)
                         if slice.start < earliest {
                             slice.end += earliest - slice.start
                             slice.start = earliest
@@ -348,7 +362,8 @@ public struct TraceExport: Sendable {
 
     /// The track of the journal's thread number `thread`.
     private static func track(of thread: Int?) -> Int {
-        thread.map { $0 + trackOffset } ?? unrecordedTrack
+        // A number read from the file: one past the largest track is kept, not added to.
+        thread.map { $0 < Int.max - trackOffset ? $0 + trackOffset : Int.max } ?? unrecordedTrack
     }
 
     // MARK: Settling

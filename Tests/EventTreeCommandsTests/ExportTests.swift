@@ -163,6 +163,30 @@ import Testing
         }
     }
 
+    /// Raises end in seq order, not in time order: on one track, a raise still open (67,
+    /// from 110 µs to past 200) can have started inside one that ended (56, 100–140 µs)
+    /// before a third (75, at 150 µs) that ends first. The three still nest.
+    @Test func slicesNestWhenRaisesEndInAnotherOrderThanTheyStarted() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/overlap.eventtree"
+            #expect(try Tool.run(["demo", "--journal", path], in: directory).status == 0)
+            try? FileManager.default.removeItem(atPath: path + ".lock")
+            sqliteExecute(path, """
+                PRAGMA journal_mode = DELETE;
+                UPDATE j_events SET raised_us = 100 WHERE event_id = 56;
+                UPDATE j_events SET raised_us = 140 WHERE event_id = 61;
+                UPDATE j_events SET raised_us = 110, finished_back = 30 WHERE event_id = 67;
+                UPDATE j_events SET raised_us = 200 WHERE event_id = 70;
+                UPDATE j_events SET raised_us = 150 WHERE event_id IN (75, 77);
+                """)
+            let result = try Tool.run(["export", path, "--format", "chrome-trace"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = try Self.traceEvents(result.stdout)
+            #expect(events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String != "handler" }.count == 15)
+            #expect(Self.slicesNest(events))
+        }
+    }
+
     /// A main-actor call enqueued by a raise off the main actor runs after the raise ended:
     /// it is a slice with an arrow from its raise, and what it raises has one from it too.
     @Test func anEnqueuedCallThatRanLaterHasItsSliceAndArrows() async throws {

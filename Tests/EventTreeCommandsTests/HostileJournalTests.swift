@@ -172,6 +172,21 @@ import Testing
         }
     }
 
+    /// A node created again while its parent still lists it, then that parent attached
+    /// under it: the children lists loop (tabs → profile → tabs). A report whose window
+    /// starts after it rebuilds that tree, and must not walk the loop for ever.
+    @Test func childrenThatLoopDoNotHangTheReport() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = try demo(directory, named: "loop.eventtree", altered: """
+                INSERT INTO j_changes (seq, node_id, change, parent_id, position, name) VALUES (102, 13, 0, NULL, NULL, 'profile');
+                INSERT INTO j_changes (seq, node_id, change, parent_id, position, name) VALUES (103, 3, 1, 13, 0, NULL);
+                """)
+            let report = try Tool.run(["report", path, "--window", "1", "-o", "-"], in: directory, timeout: 30)
+            #expect(report.status == 0, "\(report.status): \(report.stderr)")
+            #expect(report.stdout.contains("\"start\":"))
+        }
+    }
+
     @Test func aWalLeftWithoutItsShmIsReadWithoutCreatingAnythingBesideIt() async throws {
         try await withTemporaryDirectory { directory in
             let live = directory + "/live.eventtree"

@@ -447,7 +447,7 @@ extension JournalReader {
 
     /// The tree changes of `session` made from `start` and before `seq`, in order.
     public func treeChanges(
-        of session: SessionID, from start: Int = 0, before seq: Int = Int.max
+        of session: SessionID, from start: Int = Int.min, before seq: Int = Int.max
     ) throws(JournalError) -> JournalStream<RecordedTreeChange> {
         try treeChangeStream("""
             SELECT c.seq, c.node_id, c.change, c.parent_id, c.position, c.name
@@ -461,7 +461,7 @@ extension JournalReader {
     /// does not grow with the session's history.
     public func tree(of session: SessionID, before seq: Int) throws(JournalError) -> JournalTree {
         var tree = JournalTree()
-        var start = 0
+        var start = Int.min
         var found: (seq: Int, json: String)?
         try each(Self.nearestSnapshotQuery, [.integer(session.rawValue), .integer(seq)]) { row throws(JournalError) in
             found = (row.int(0), row.text(1) ?? "")
