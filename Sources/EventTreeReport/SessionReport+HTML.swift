@@ -123,6 +123,7 @@ extension SessionReport {
             json.field("outcomes") { json in json.array { for outcome in outcomes { $0.string(outcome.rawValue) } } }
             // The first `start` changes rebuild the tree as it stood at the timeline's first event.
             json.field("start") { $0.integer(startingChanges) }
+            json.field("startsLater") { $0.integer(startsLater ? 1 : 0) }
             // The event a window around an event selects when the address names none.
             json.field("select") { json in
                 if case .around(let event, _) = window { json.integer(event.rawValue) } else { json.null() }

@@ -83,6 +83,8 @@ public struct SessionReport: Sendable {
     /// How many of `changes` rebuild the tree as it stood when the window starts (when it
     /// starts after the session's first event); the rest are the window's changes.
     let startingChanges: Int
+    /// Whether the window starts after the session's first event.
+    let startsLater: Bool
     /// The window's tree changes, in seq order.
     let changes: [RecordedTreeChange]
     /// The handlers registered on the window's nodes, in registration order.
@@ -174,6 +176,7 @@ public struct SessionReport: Sendable {
         self.findings = findings
         self.nodes = nodes
         self.startingChanges = startingChanges
+        self.startsLater = from != Int.min
         self.changes = changes
         let windowEnd = kept.followingEvent?.rawValue ?? Int.max
         self.handlers = try reader.registrations().handlers.filter { handler in
@@ -222,45 +225,45 @@ public struct SessionReport: Sendable {
     /// window's size.
     private struct WindowBuffer {
         let window: Window
-        /// A ring of the latest findings while the window is not settled.
+        /// A ring of the latest findings (before the window's event, for ``Window/around(_:count:)``).
         private var ring: [ReplayFinding] = []
         private var next = 0
         /// The findings from the window's event on (for ``Window/around(_:count:)``).
         private var after: [ReplayFinding] = []
         private var met = false
+        /// How many findings `after` takes: what half the window, or the findings before the
+        /// event when fewer, leave.
+        private var afterLimit = 0
         /// The first event after the window, once one was offered.
         private(set) var followingEvent: EventID?
 
         init(_ window: Window) { self.window = window }
 
-        private var ringSize: Int {
-            switch window {
-            case .last(let count): max(1, count)
-            case .around(_, let count): max(1, count) / 2
-            }
-        }
-
         mutating func offer(_ finding: ReplayFinding) {
-            if case .around(let event, let count) = window {
-                if met || finding.event.id == event || finding.transforms.contains(event) {
+            if case .around(let event, _) = window {
+                if !met && (finding.event.id == event || finding.transforms.contains(event)) {
                     met = true
-                    if after.count < max(1, count) - ring.count { after.append(finding) }
+                    afterLimit = window.count - min(ring.count, window.count / 2)
+                }
+                if met {
+                    if after.count < afterLimit { after.append(finding) }
                     else if followingEvent == nil { followingEvent = finding.event.id }
                     return
                 }
             }
-            guard ringSize > 0 else { return }
-            if ring.count < ringSize {
+            if ring.count < window.count {
                 ring.append(finding)
             } else {
                 ring[next] = finding
-                next = (next + 1) % ringSize
+                next = (next + 1) % window.count
             }
         }
 
-        /// The kept findings, in raise order.
+        /// The kept findings, in raise order: for a window around an event near the end of
+        /// the session, more of those before it.
         var findings: [ReplayFinding] {
-            Array(ring[next...]) + Array(ring[..<next]) + after
+            let before = Array(ring[next...]) + Array(ring[..<next])
+            return Array(before.suffix(min(before.count, window.count - after.count))) + after
         }
     }
 }

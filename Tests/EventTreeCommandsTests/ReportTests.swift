@@ -158,6 +158,11 @@ import Testing
             let ids = try Self.replayedEvents(journal, session: report.session.id)
             let at = try #require(ids.firstIndex(of: EventID(rawValue: lost)))
             #expect(report.findings.map(\.event.id) == Array(ids[(at - 100)..<(at + 100)]))
+            // Near either end of the session, the window takes more from the other side.
+            let last = try SessionReport(journal: journal, window: .around(ids[ids.count - 3], count: 200))
+            #expect(last.findings.map(\.event.id) == Array(ids.suffix(200)))
+            let first = try SessionReport(journal: journal, window: .around(ids[2], count: 200))
+            #expect(first.findings.map(\.event.id) == Array(ids.prefix(200)))
             // The first changes rebuild the tree as every change before the window builds it.
             var rebuilt = JournalTree()
             for change in report.changes.prefix(report.startingChanges) { rebuilt.apply(change.change, to: change.node) }
