@@ -31,32 +31,42 @@ struct DeliveryHistoryReader {
 
     /// Calls `body` with each row with a seq in `seqs` matching `conditions` (SQL over the
     /// views' columns, the row named `h`, with `?` bound to `arguments`), in seq order, at
-    /// most `limit` of them.
+    /// most `limit` of them. Stretches of seqs where `matching` says no such row lies are
+    /// not read.
+    ///
+    /// - Returns: How many seqs the windows it read covered.
+    @discardableResult
     func forEachRow(
-        where conditions: [String], _ arguments: [JournalValue], seqs: ClosedRange<Int> = 1...Int.max - 1, limit: Int?,
-        _ body: (JournalRow) throws -> Void
-    ) throws {
+        where conditions: [String], _ arguments: [JournalValue], seqs: ClosedRange<Int> = 1...Int.max - 1,
+        matching: MatchingRowSeqs = MatchingRowSeqs(), limit: Int?, _ body: (JournalRow) throws -> Void
+    ) throws -> Int {
         let filter = conditions.isEmpty ? " ORDER BY seq" : " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq"
         let select = "SELECT \(Self.columns.joined(separator: ", ")) FROM "
         let extent = try reader.deliveryHistoryExtent()
         let end = min(seqs.upperBound, extent.lastSeq)
-        var from = seqs.lowerBound
+        var next = try matching.next(atOrAfter: seqs.lowerBound)
         var size = Self.firstWindow
         var emitted = 0
-        while from <= end {
+        var covered = 0
+        while let from = next, from <= end {
             let to = end - from < size ? end : from + size - 1
+            covered += to - from + 1
             let calls = try reader.historyQuery(of: "call_history", seqs: from..<to + 1, extent: extent)
             let queries = ["(\(calls))"] + Self.views.map { "(SELECT * FROM \($0) WHERE seq >= \(from) AND seq <= \(to))" }
             let sources = try queries.map { try reader.cursor(select + $0 + " AS h" + filter, arguments) }
-            from = to + 1
             let found = sources.contains(where: \.hasRow)
-            while let next = sources.filter(\.hasRow).min(by: { $0.row.int(0) < $1.row.int(0) }) {
-                if let limit, emitted >= limit { return }
-                try body(next.row)
+            while let source = sources.filter(\.hasRow).min(by: { $0.row.int(0) < $1.row.int(0) }) {
+                try body(source.row)
                 emitted += 1
-                try next.advance()
+                if let limit, emitted >= limit { return covered }
+                try source.advance()
             }
             size = found ? min(size * 2, Self.largestWindow) : (size < 1 << 50 ? size * 2 : size)
+            // Past a jump over more than a window, windows start small again: a limit may be
+            // met by the first rows there.
+            next = try matching.next(atOrAfter: to + 1)
+            if let next, next - (to + 1) >= size { size = Self.firstWindow }
         }
+        return covered
     }
 }

@@ -52,6 +52,30 @@ struct Query: TerminalCommand {
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: journal)
+        let (conditions, arguments) = try conditions(in: reader)
+        // Written as the rows come (a text table once its widths are known, from a temporary
+        // file), so that memory does not grow with the history.
+        let output = ChunkedOutput(terminal)
+        let columns = DeliveryHistoryReader.columns
+        var stream = options.format == .table ? nil : RowStream(columns: columns, format: options.format, to: output)
+        let spool = options.format == .table ? try TableSpool(columns: columns) : nil
+        let first = max(since ?? 1, 1)
+        let last = min(until ?? Int.max - 1, Int.max - 1)
+        if first <= last {
+            try DeliveryHistoryReader(reader: reader).forEachRow(
+                where: conditions, arguments, seqs: first...last, matching: MatchingRowSeqs(self, in: reader), limit: limit
+            ) { row in
+                if let spool { try spool.append(Self.cells(row)) } else { stream?.append(Self.cells(row)) }
+            }
+        }
+        try spool?.write(to: output, color: terminal.isColorful)
+        stream?.finish()
+        output.flush()
+    }
+
+    /// The filters as SQL conditions over the history's columns, with their arguments;
+    /// a filter that names nothing the journal holds is an error that says what it holds.
+    func conditions(in reader: JournalReader) throws -> (conditions: [String], arguments: [JournalValue]) {
         var conditions: [String] = []
         var arguments: [JournalValue] = []
         func add(_ condition: String, _ values: JournalValue...) {
@@ -96,22 +120,7 @@ struct Query: TerminalCommand {
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
         if let phase { add("phase = ?", .text(phase.name)) }
         if let outcome { add("outcome = ?", .text(outcome.name)) }
-        // Written as the rows come (a text table once its widths are known, from a temporary
-        // file), so that memory does not grow with the history.
-        let output = ChunkedOutput(terminal)
-        let columns = DeliveryHistoryReader.columns
-        var stream = options.format == .table ? nil : RowStream(columns: columns, format: options.format, to: output)
-        let spool = options.format == .table ? try TableSpool(columns: columns) : nil
-        let first = max(since ?? 1, 1)
-        let last = min(until ?? Int.max - 1, Int.max - 1)
-        if first <= last {
-            try DeliveryHistoryReader(reader: reader).forEachRow(where: conditions, arguments, seqs: first...last, limit: limit) { row in
-                if let spool { try spool.append(Self.cells(row)) } else { stream?.append(Self.cells(row)) }
-            }
-        }
-        try spool?.write(to: output, color: terminal.isColorful)
-        stream?.finish()
-        output.flush()
+        return (conditions, arguments)
     }
 
     static func cells(_ row: JournalRow) -> [Table.Cell] {

@@ -155,7 +155,14 @@ final class Capturing: Recorder, @unchecked Sendable {
     /// of a table that grows with the journal (at 10⁷ events a scan took seconds).
     @Test func pointQueriesReadFromIndexesOnly() async throws {
         try await withTemporaryJournal { journal in
-            for sql in [JournalReader.extentQuery, JournalReader.causedByQuery.replacingOccurrences(of: "?1", with: "5")] {
+            // query: where the next failed call, lost step or dead letter is, and an event's last row.
+            let landmarks: [DeliveryHistoryLandmark] = [
+                .failedOrAnsweringCall, .undeliveredStep(phase: nil), .undeliveredStep(phase: .bubble), .unattendedReport,
+            ]
+            let lookups = landmarks.map { JournalReader.nextSeqQuery(of: $0) } + [JournalReader.lastHistorySeqQuery]
+            for sql in [JournalReader.extentQuery, JournalReader.causedByQuery]
+                + lookups.map({ $0.replacingOccurrences(of: "?2", with: "2") }) {
+                let sql = sql.replacingOccurrences(of: "?1", with: "5")
                 let plan = try lines(journal.path, "EXPLAIN QUERY PLAN " + sql)
                 #expect(!plan.contains { $0.contains("SCAN ") && !$0.contains("SCAN CONSTANT ROW") }, "\(plan)")
             }

@@ -644,7 +644,13 @@ extension JournalReader {
 
     /// Whether any node ever had `path` (in any session).
     public func hasNode(withPath path: String) throws(JournalError) -> Bool {
-        try !nodesHaving(path: path, changes: treeChanges(from: 0), stopAtFirst: true).isEmpty
+        try firstSeq(ofNodePath: path) != nil
+    }
+
+    /// The seq of the change at which a node first had `path` (in any session), if one ever
+    /// did: no step at that path, or below it, lies before it.
+    package func firstSeq(ofNodePath path: String) throws(JournalError) -> Int? {
+        try nodesHaving(path: path, changes: treeChanges(from: 0), stopAtFirst: true).first?.since
     }
 
     /// The type names of the events, requests and errors the journal holds, sorted.

@@ -1,0 +1,71 @@
+import EventTree
+
+/// A kind of delivery-history row whose seqs the journal's keys give directly, without
+/// unpacking a call.
+package enum DeliveryHistoryLandmark: Sendable, Hashable {
+    /// A failed or answering call: the calls with an error or an answer.
+    case failedOrAnsweringCall
+    /// An undelivered step, in `phase` or in any phase.
+    case undeliveredStep(phase: Phase?)
+    /// A dead-letter or unhandled-error report.
+    case unattendedReport
+}
+
+extension JournalReader {
+    /// The lowest seq at or after `seq` of a row of the kind `landmark` names, or `nil`
+    /// when there is none: one lookup in a key, so that a reader of a filter matching few
+    /// rows jumps from one to the next instead of unpacking every call between them.
+    package func nextSeq(of landmark: DeliveryHistoryLandmark, atOrAfter seq: Int) throws(JournalError) -> Int? {
+        if case .undeliveredStep(let phase?) = landmark {
+            return try integer(Self.nextSeqQuery(of: landmark), [.integer(seq), .integer(JournalCodes.code(phase))])
+        }
+        return try integer(Self.nextSeqQuery(of: landmark), [.integer(seq)])
+    }
+
+    /// The query of ``nextSeq(of:atOrAfter:)``: the seq is `?1`, a phase `?2` (a test pins
+    /// each plan to a key).
+    package static func nextSeqQuery(of landmark: DeliveryHistoryLandmark) -> String {
+        switch landmark {
+        case .failedOrAnsweringCall:
+            "SELECT seq FROM j_call_details WHERE seq >= ?1 ORDER BY seq LIMIT 1"
+        case .undeliveredStep(nil):
+            "SELECT seq FROM j_undelivered WHERE seq >= ?1 ORDER BY seq LIMIT 1"
+        case .undeliveredStep(_?):
+            "SELECT seq FROM j_undelivered WHERE seq >= ?1 AND phase = ?2 ORDER BY seq LIMIT 1"
+        case .unattendedReport:
+            """
+            SELECT unattended_seq FROM j_event_details WHERE unattended_seq IS NOT NULL AND unattended_seq >= ?1
+            ORDER BY unattended_seq LIMIT 1
+            """
+        }
+    }
+
+    /// Whether any handler was registered for `phase`: with none, no call is in that phase.
+    package func hasHandler(registeredFor phase: Phase) throws(JournalError) -> Bool {
+        try integer(
+            "SELECT 1 FROM j_handlers WHERE phases & ? != 0 LIMIT 1", [.integer(Phases(phase).rawValue)]) != nil
+    }
+
+    /// The first registration of a handler labelled `label` (its handler_id): no row of
+    /// such a handler lies before it.
+    package func firstRegistration(ofHandlerLabelled label: String) throws(JournalError) -> Int? {
+        try integer("SELECT min(handler_id) FROM j_handlers WHERE label = ?", [.text(label)])
+    }
+
+    /// The last seq a row of event `event` can have: its end, its last run of calls (a
+    /// call enqueued on the main actor runs after the raise ended), its last undelivered
+    /// step and its dead-letter or unhandled-error report; `nil` when the journal has no
+    /// such event.
+    package func lastHistorySeq(ofEvent event: Int) throws(JournalError) -> Int? {
+        try integer(Self.lastHistorySeqQuery, [.integer(event)])
+    }
+
+    /// The query of ``lastHistorySeq(ofEvent:)``, the event being `?1`.
+    package static let lastHistorySeqQuery = """
+        SELECT max(e.event_id + coalesce(e.finished_back, 0),
+                   coalesce((SELECT max(last_seq) FROM j_call_runs WHERE event_id = e.event_id), 0),
+                   coalesce((SELECT max(seq) FROM j_undelivered WHERE event_id = e.event_id), 0),
+                   coalesce((SELECT unattended_seq FROM j_event_details WHERE event_id = e.event_id), 0))
+          FROM j_events e WHERE e.event_id = ?1
+        """
+}
