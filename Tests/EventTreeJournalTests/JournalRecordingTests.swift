@@ -141,6 +141,42 @@ import Testing
     }
 
     /// A released node keeps the path it had, whatever its former ancestors become.
+    /// A call enqueued on the main actor runs after its raise ended: it keeps its own time,
+    /// measured from its raise (it was written as made at the raise's time once the raise
+    /// was committed and another event's call written in between).
+    @MainActor
+    @Test func aCallMadeAfterItsRaiseEndedKeepsItsOwnTime() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.onMainActor(Ping.self, label: "ui", whenRaisedElsewhere: .enqueue) { _, _ in .handled }
+            app.on(Pong.self, label: "other") { _, _ in .handled }
+            // The main actor is held while Ping and Pong are raised on another thread, their
+            // records committed, and for 50 ms after: the call enqueued by Ping starts at least
+            // 50 ms after Ping was raised.
+            let raised = DispatchSemaphore(value: 0)
+            Thread {
+                app.raise(Ping())
+                app.raise(Pong())
+                raised.signal()
+            }.start()
+            raised.wait()
+            try journal.flush()
+            usleep(50_000)
+            await bus.waitForEnqueuedCalls()
+            bus.end()
+            try journal.flush()
+            let ping = "(SELECT event_id FROM event_history WHERE event_type = 'Ping')"
+            // Enqueued (8) at once, then handled (1) later.
+            #expect(try lines(journal.path, "SELECT code & 15, offset_us >= 50000 FROM j_calls WHERE event_id = \(ping) ORDER BY seq")
+                == ["8|0", "1|1"])
+            #expect(try lines(journal.path, """
+                SELECT count(*) FROM call_history WHERE event_id = \(ping)
+                   AND (julianday(at) - julianday((SELECT raised_at FROM event_history WHERE event_id = \(ping)))) * 86400 > 0.049
+                """) == ["1"])
+        }
+    }
+
     @Test func aReleasedNodeKeepsItsLastPath() async throws {
         try await withTemporaryJournal { journal in
             let bus = EventBus(recorder: journal, process: "released")

@@ -295,13 +295,17 @@ final class RowWriter {
             count.steps += 1
             let number = try handlerNumber(call.handler)
             let code = JournalCodes.callCode(eventBack: seq - call.event.rawValue, phase: call.phase, outcome: call.outcome)
-            // Microseconds from its event's raise (0 for a call made after its raise ended,
-            // enqueued on the main actor, unless the raise's time is still at hand).
+            // Microseconds from its event's raise (a call enqueued on the main actor is made
+            // after its raise ended: the raise's time is then read from its row).
             let raisedAt: Int
             if let last = lastCallEvent, last.id == call.event {
                 raisedAt = last.raisedAt
             } else {
-                raisedAt = model.openEvents.raised(call.event)?.raisedAt ?? call.startedAt
+                if let open = model.openEvents.raised(call.event) {
+                    raisedAt = open.raisedAt
+                } else {
+                    raisedAt = try raiseTime(ofEnded: call.event, session: session) ?? call.startedAt
+                }
                 lastCallEvent = (call.event, raisedAt)
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
@@ -665,6 +669,18 @@ final class RowWriter {
     }
 
     /// The monotonic start of `session`, if it started in this process.
+    /// When an event that has ended was raised, on the session's monotonic clock (to the
+    /// microsecond its row keeps), if its row and its session's start are at hand.
+    private func raiseTime(ofEnded event: EventID, session: SessionID) throws(SQLiteError) -> Int? {
+        guard let start = sessionStart(session) else { return nil }
+        // Its row may still wait among the transaction's pending rows.
+        try eventRows.flush()
+        let row = try db.prepare("SELECT raised_us FROM j_events WHERE event_id = ?")
+        try row.bind(event.rawValue, at: 1)
+        guard try row.step(), !row.isNull(0) else { return nil }
+        return start + row.int(0) * 1_000
+    }
+
     private func sessionStart(_ session: SessionID) -> Int? {
         if let last = model.lastSessionStart, last.session == session { return last.nanoseconds }
         guard let start = model.sessionClocks[session]?.nanoseconds else { return nil }
