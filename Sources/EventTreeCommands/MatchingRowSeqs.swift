@@ -21,7 +21,7 @@ struct MatchingRowSeqs {
         if let session = query.session { starting(at: session) }
         if let event = query.event {
             starting(at: event)
-            ending(at: try reader.lastHistorySeq(ofEvent: event) ?? event)
+            ending(at: try reader.lastHistorySeq(ofChainFrom: event) ?? event)
         }
         if let handler = query.handler {
             if let id = Int(handler) {

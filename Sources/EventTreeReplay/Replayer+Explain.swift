@@ -93,7 +93,8 @@ extension Replayer {
         while let from = root.transformedFrom, let parent = try reader.event(from) { root = parent }
         var chain = [root]
         var ids: Set<EventID> = [root.id]
-        var end = root.finishedSeq ?? Int.max
+        // (A raise that never ended is read to its last record, not to the journal's end.)
+        var end = try reader.lastDeliverySeq(of: root)
         if end > root.id.rawValue {
             for member in try reader.transformedEvents(in: (root.id.rawValue + 1)...end) {
                 if let from = member.transformedFrom, ids.contains(from) {
@@ -102,7 +103,7 @@ extension Replayer {
                 }
             }
         }
-        end = chain.compactMap(\.finishedSeq).max() ?? Int.max
+        end = try chain.map { try reader.lastDeliverySeq(of: $0) }.max() ?? end
         var steps: [RecordedStep] = []
         let stream = try reader.steps(in: (root.id.rawValue + 1)...max(end, root.id.rawValue + 1))
         while let step = stream.current {

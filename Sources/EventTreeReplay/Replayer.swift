@@ -215,11 +215,11 @@ public final class Replayer {
             } else if next == eventSeq, let event = events.current {
                 if let from = event.transformedFrom, let root = chainOf[from], let chain = open[root] {
                     chain.members.append(event)
-                    chain.end = max(chain.end, event.finishedSeq ?? Int.max)
+                    chain.end = max(chain.end, try reader.lastDeliverySeq(of: event))
                     chainOf[event.id] = root
                     ends.insert(chain.end, root)
                 } else {
-                    let end = event.finishedSeq ?? Int.max
+                    let end = try reader.lastDeliverySeq(of: event)
                     open[event.id] = OpenChain(members: [event], tree: tree, end: end)
                     openRoots.append(event.id)
                     chainOf[event.id] = event.id

@@ -229,7 +229,7 @@ public struct TraceExport: Sendable {
                             family.earlierLinks.append((anchor, event.id, link.name))
                         }
                     }
-                    let end = event.finishedSeq ?? Int.max
+                    let end = try reader.lastDeliverySeq(of: event)
                     if end > family.end {
                         family.end = end
                         ends.insert(end, root)
@@ -254,9 +254,10 @@ public struct TraceExport: Sendable {
                         family.slices[raise].end = max(family.slices[raise].end, slice.end)
                         family.slices.append(slice)
                     } else if step.seq < lateBefore, let pending = pendingLate[step.event] {
-                        // An enqueued call that ran after its raise ended. Its start is not
-                        // recorded (its offset is 0): it is drawn after the raise, and after
-                        // what its track has written, so that slices still nest.
+                        // An enqueued call that ran after its raise ended: drawn no earlier
+                        // than the raise's end and what its track has written, so that slices
+                        // still nest (a journal written before calls that ran late kept their
+                        // own start has them all at their raise's start).
                         pendingLate[step.event] = pending.calls > 1 ? (pending.calls - 1, pending.raise) : nil
                         var slice = call(thread: pending.raise.thread, raisedAt: pending.raise.start)
                         let earliest = max(

@@ -164,7 +164,8 @@ final class Capturing: Recorder, @unchecked Sendable {
                 + lookups.map({ $0.replacingOccurrences(of: "?2", with: "2") }) {
                 let sql = sql.replacingOccurrences(of: "?1", with: "5")
                 let plan = try lines(journal.path, "EXPLAIN QUERY PLAN " + sql)
-                #expect(!plan.contains { $0.contains("SCAN ") && !$0.contains("SCAN CONSTANT ROW") }, "\(plan)")
+                // (A recursive query's own queue, `chain`, is scanned as it is filled.)
+                #expect(!plan.contains { $0.contains("SCAN ") && !$0.contains("SCAN CONSTANT ROW") && !$0.hasSuffix("SCAN chain") }, "\(plan)")
             }
             // The runs of calls from a seq on: a range of the key from the longest run before it.
             let runs = try lines(journal.path, "EXPLAIN QUERY PLAN " + JournalReader.callRunsSQL)

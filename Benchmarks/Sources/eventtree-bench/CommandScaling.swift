@@ -21,6 +21,12 @@ enum CommandScaling {
         Command(name: "query --type OpenURL --limit 10") { journal, _, _ in
             ["query", journal, "--type", "OpenURL", "--limit", "10"]
         },
+        // Filters that match few rows, or none (the busy demo registers no capture handler):
+        // the journal's keys say where their rows can lie.
+        Command(name: "query --phase capture --limit 10") { journal, _, _ in
+            ["query", journal, "--phase", "capture", "--limit", "10"]
+        },
+        Command(name: "query --event EVENT") { journal, event, _ in ["query", journal, "--event", String(event)] },
         Command(name: "tail --last 5") { journal, _, _ in ["tail", journal, "--last", "5"] },
         Command(name: "sessions") { journal, _, _ in ["sessions", journal] },
         Command(name: "verify") { journal, _, _ in ["verify", journal] },

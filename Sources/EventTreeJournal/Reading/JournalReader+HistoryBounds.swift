@@ -52,20 +52,36 @@ extension JournalReader {
         try integer("SELECT min(handler_id) FROM j_handlers WHERE label = ?", [.text(label)])
     }
 
-    /// The last seq a row of event `event` can have: its end, its last run of calls (a
-    /// call enqueued on the main actor runs after the raise ended), its last undelivered
-    /// step and its dead-letter or unhandled-error report; `nil` when the journal has no
-    /// such event.
-    package func lastHistorySeq(ofEvent event: Int) throws(JournalError) -> Int? {
+    /// The last seq a row of event `event`, or of an event transformed from it (in turn),
+    /// can have: their ends, their last runs of calls (a call enqueued on the main actor is
+    /// made after its raise ended), their last undelivered steps and their dead-letter or
+    /// unhandled-error reports; `nil` when the journal has no such event. For a raise that
+    /// never ended (the recording stopped during its delivery) this is where its records
+    /// stop, so that a reader need not follow the journal to its end for more.
+    package func lastHistorySeq(ofChainFrom event: Int) throws(JournalError) -> Int? {
         try integer(Self.lastHistorySeqQuery, [.integer(event)])
     }
 
-    /// The query of ``lastHistorySeq(ofEvent:)``, the event being `?1`.
+    /// Where the records of `event`'s delivery end: its raise's end, or, for a raise that
+    /// never ended (the recording stopped during its delivery), the last record of its
+    /// transform chain, so that a reader streaming the journal replays it there instead of
+    /// holding it, and everything raised after it, to the journal's end.
+    package func lastDeliverySeq(of event: RecordedEvent) throws(JournalError) -> Int {
+        if let finished = event.finishedSeq { return finished }
+        return try lastHistorySeq(ofChainFrom: event.id.rawValue) ?? Int.max
+    }
+
+    /// The query of ``lastHistorySeq(ofChainFrom:)``, the event being `?1`. Transforms point
+    /// forward in time (`event_id > transformed_from`): the walk ends, whatever the file says.
     package static let lastHistorySeqQuery = """
+        WITH RECURSIVE chain(id) AS (
+            SELECT event_id FROM j_events WHERE event_id = ?1
+            UNION
+            SELECT d.event_id FROM j_event_details d JOIN chain ON d.transformed_from = chain.id WHERE d.event_id > chain.id)
         SELECT max(e.event_id + coalesce(e.finished_back, 0),
                    coalesce((SELECT max(last_seq) FROM j_call_runs WHERE event_id = e.event_id), 0),
                    coalesce((SELECT max(seq) FROM j_undelivered WHERE event_id = e.event_id), 0),
                    coalesce((SELECT unattended_seq FROM j_event_details WHERE event_id = e.event_id), 0))
-          FROM j_events e WHERE e.event_id = ?1
+          FROM chain JOIN j_events e ON e.event_id = chain.id
         """
 }
