@@ -62,10 +62,10 @@ struct DeliveryHistoryReader {
                 try source.advance()
             }
             size = found ? min(size * 2, Self.largestWindow) : (size < 1 << 50 ? size * 2 : size)
-            // Past a jump over more than a window, windows start small again: a limit may be
-            // met by the first rows there.
+            // Past a jump over at least the next window's size, windows start small again: a
+            // limit may be met by the first rows there.
             next = try matching.next(atOrAfter: to + 1)
-            if let next, next - (to + 1) >= size { size = Self.firstWindow }
+            if let landing = next, landing - (to + 1) >= size { size = Self.firstWindow }
         }
         return covered
     }

@@ -52,7 +52,7 @@ struct Query: TerminalCommand {
 
     private func read(_ journal: String, on terminal: CommandTerminal) throws {
         let reader = try JournalReader(path: journal)
-        let (conditions, arguments) = try conditions(in: reader)
+        let (conditions, arguments, matching) = try filter(in: reader)
         // Written as the rows come (a text table once its widths are known, from a temporary
         // file), so that memory does not grow with the history.
         let output = ChunkedOutput(terminal)
@@ -63,7 +63,7 @@ struct Query: TerminalCommand {
         let last = min(until ?? Int.max - 1, Int.max - 1)
         if first <= last {
             try DeliveryHistoryReader(reader: reader).forEachRow(
-                where: conditions, arguments, seqs: first...last, matching: MatchingRowSeqs(self, in: reader), limit: limit
+                where: conditions, arguments, seqs: first...last, matching: matching, limit: limit
             ) { row in
                 if let spool { try spool.append(Self.cells(row)) } else { stream?.append(Self.cells(row)) }
             }
@@ -73,11 +73,15 @@ struct Query: TerminalCommand {
         output.flush()
     }
 
-    /// The filters as SQL conditions over the history's columns, with their arguments;
-    /// a filter that names nothing the journal holds is an error that says what it holds.
-    func conditions(in reader: JournalReader) throws -> (conditions: [String], arguments: [JournalValue]) {
+    /// The filters as SQL conditions over the history's columns, with their arguments, and
+    /// where the journal's keys say the rows they match can lie; a filter that names nothing
+    /// the journal holds is an error that says what it holds.
+    func filter(
+        in reader: JournalReader
+    ) throws -> (conditions: [String], arguments: [JournalValue], matching: MatchingRowSeqs) {
         var conditions: [String] = []
         var arguments: [JournalValue] = []
+        var matching = MatchingRowSeqs()
         func add(_ condition: String, _ values: JournalValue...) {
             conditions.append(condition)
             arguments.append(contentsOf: values)
@@ -87,6 +91,7 @@ struct Query: TerminalCommand {
                 throw CommandFailure(message: "the journal has no session \(session); list them with 'eventtree sessions'")
             }
             add("session_id = ?", .integer(session))
+            matching.skipBefore(session)
         }
         if let type {
             let types = try reader.eventTypeNames()
@@ -94,23 +99,32 @@ struct Query: TerminalCommand {
                 throw CommandFailure(message: "no event of type '\(type)' is in this journal; its types: \(types.joined(separator: ", "))")
             }
         }
-        if let handler, Int(handler) == nil, try !reader.hasHandler(labelled: handler) {
-            throw CommandFailure(message: "no handler labelled '\(handler)' was ever registered in this journal; see the handler_registrations view")
-        }
         if let node, try !reader.hasNode(withPath: node) {
             throw CommandFailure(message: "no node ever had the path '\(node)' in this journal; see 'eventtree topology'")
         }
-        if let event { add("event_id = ?", .integer(event)) }
+        if let event {
+            add("event_id = ?", .integer(event))
+            matching.skipBefore(event)
+            matching.stopAfter(try reader.lastHistorySeq(ofChainFrom: event) ?? event)
+        }
         if let handler {
+            // A handler's rows come after the first registration of its label (at its location).
+            var label = handler
+            var location: String?
             if let id = Int(handler) {
                 let rows = try reader.rows("SELECT label, location FROM handler_registrations WHERE handler_id = ?", [.integer(id)])
-                guard let row = rows.first else {
+                guard let row = rows.first, let named = row[0].string, let at = row[1].string else {
                     throw CommandFailure(message: "the journal has no handler \(id); see the handler_registrations view")
                 }
+                (label, location) = (named, at)
                 add("handler_label = ? AND handler_location = ?", row[0], row[1])
             } else {
                 add("handler_label = ?", .text(handler))
             }
+            guard let first = try reader.firstRegistration(ofHandlerLabelled: label, at: location) else {
+                throw CommandFailure(message: "no handler labelled '\(handler)' was ever registered in this journal; see the handler_registrations view")
+            }
+            matching.skipBefore(first)
         }
         // The row's own event, by its key: a list of every event with the result would be
         // built again for each window of seqs, from every event of the journal.
@@ -118,9 +132,30 @@ struct Query: TerminalCommand {
         if let type { add("event_type = ?", .text(type)) }
         // A subtree test without LIKE, so that no character of the path acts as a wildcard.
         if let node { add("(node_path = ? OR substr(node_path, 1, length(?) + 1) = ? || '/')", .text(node), .text(node), .text(node)) }
-        if let phase { add("phase = ?", .text(phase.name)) }
-        if let outcome { add("outcome = ?", .text(outcome.name)) }
-        return (conditions, arguments)
+        if let phase {
+            add("phase = ?", .text(phase.name))
+            if let phase = Phase(name: phase.name), try !reader.hasHandler(registeredFor: phase) {
+                // No call is in that phase: only steps lost in it are.
+                matching.add { seq in try reader.nextSeq(of: .undeliveredStep(phase: phase), atOrAfter: seq) }
+            }
+        }
+        if let outcome {
+            add("outcome = ?", .text(outcome.name))
+            if let landmark = Self.landmark(ofOutcome: outcome.name) {
+                matching.add { seq in try reader.nextSeq(of: landmark, atOrAfter: seq) }
+            }
+        }
+        return (conditions, arguments, matching)
+    }
+
+    /// The rows of an outcome the journal's keys find, if they do.
+    private static func landmark(ofOutcome outcome: String) -> DeliveryHistoryLandmark? {
+        switch outcome {
+        case Outcome.Kind.failed.rawValue, Outcome.Kind.answered.rawValue: .failedOrAnsweringCall
+        case "undelivered": .undeliveredStep(phase: nil)
+        case "deadLetter", "unhandledError": .unattendedReport
+        default: nil
+        }
     }
 
     static func cells(_ row: JournalRow) -> [Table.Cell] {

@@ -1,4 +1,5 @@
 @testable import EventTreeCommands
+import EventTree
 import EventTreeJournal
 import EventTreeTesting
 import Testing
@@ -20,11 +21,11 @@ import Testing
     ) throws -> (rows: [[JournalValue]], seqsRead: Int) {
         let query = try Query.parse([journal] + arguments)
         let reader = try JournalReader(path: journal)
-        let (conditions, values) = try query.conditions(in: reader)
+        let (conditions, values, matching) = try query.filter(in: reader)
         var rows: [[JournalValue]] = []
+        let seqs = max(query.since ?? 1, 1)...(query.until ?? Int.max - 1)
         let seqsRead = try DeliveryHistoryReader(reader: reader).forEachRow(
-            where: conditions, values, seqs: max(query.since ?? 1, 1)...(query.until ?? Int.max - 1), matching: bounded ? MatchingRowSeqs(query, in: reader) : MatchingRowSeqs(),
-            limit: query.limit
+            where: conditions, values, seqs: seqs, matching: bounded ? matching : MatchingRowSeqs(), limit: query.limit
         ) { row in rows.append(row.values) }
         return (rows, seqsRead)
     }
@@ -70,6 +71,35 @@ import Testing
             let late = try #require(reader.rows("SELECT min(seq) FROM delivery_history WHERE outcome = 'undelivered' AND seq > ?", [.integer(lastEvent / 2)]).first?[0].int)
             let found = try Self.rows(["--outcome", "undelivered", "--since", String(lastEvent / 2), "--limit", "1"], in: journal, bounded: true)
             #expect(found.rows.first?[0].int == late && found.seqsRead <= DeliveryHistoryReader.firstWindow, "\(found.seqsRead) seqs")
+        }
+    }
+
+    /// `--handler ID` matches every handler registered with that label at that place (each
+    /// cell of a list registers one, at one line): the rows of earlier ones are printed too.
+    @Test func aHandlerIDFindsTheRowsOfEveryHandlerRegisteredWhereItWas() async throws {
+        try await withTemporaryJournal { journal in
+            let bus = EventBus(recorder: journal)
+            let app = EventNode("app", bus: bus)
+            app.on(NamedEvent.self, label: "filler") { _, _ in .handled }
+            func cell(_ name: String) -> EventNode {
+                let cell = EventNode(name, parent: app)
+                cell.on(NamedEvent.self, label: "tap") { _, _ in .handled }
+                return cell
+            }
+            let first = cell("first")
+            first.raise(NamedEvent("tap"))
+            // A few windows of history between the two cells' calls.
+            for _ in 0..<3_000 { app.raise(NamedEvent("filler")) }
+            let second = cell("second")
+            second.raise(NamedEvent("tap"))
+            try journal.flush()
+            let reader = try JournalReader(path: journal.path)
+            let id = try #require(reader.rows("SELECT max(handler_id) FROM handler_registrations WHERE label = 'tap'").first?[0].int)
+            let bounded = try Self.rows(["--handler", String(id)], in: journal.path, bounded: true)
+            #expect(bounded.rows.map { $0[6] } == [.text("tap"), .text("tap")])
+            #expect(bounded.rows.map { $0[4] } == [.text("app/first"), .text("app/second")])
+            #expect(bounded.rows == (try Self.rows(["--handler", String(id)], in: journal.path, bounded: false)).rows)
+            withExtendedLifetime([first, second]) {}
         }
     }
 }

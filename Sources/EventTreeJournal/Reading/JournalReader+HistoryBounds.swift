@@ -46,10 +46,13 @@ extension JournalReader {
             "SELECT 1 FROM j_handlers WHERE phases & ? != 0 LIMIT 1", [.integer(Phases(phase).rawValue)]) != nil
     }
 
-    /// The first registration of a handler labelled `label` (its handler_id): no row of
-    /// such a handler lies before it.
-    package func firstRegistration(ofHandlerLabelled label: String) throws(JournalError) -> Int? {
-        try integer("SELECT min(handler_id) FROM j_handlers WHERE label = ?", [.text(label)])
+    /// The first registration (its handler_id) of a handler labelled `label`, registered at
+    /// `location` (`file:line`) when it is given; `nil` when there is none. No row of such a
+    /// handler lies before it.
+    package func firstRegistration(ofHandlerLabelled label: String, at location: String? = nil) throws(JournalError) -> Int? {
+        try integer(
+            "SELECT min(handler_id) FROM j_handlers WHERE label = ?1 AND (?2 IS NULL OR file || ':' || line = ?2)",
+            [.text(label), location.map(JournalValue.text) ?? .null])
     }
 
     /// The last seq a row of event `event`, or of an event transformed from it (in turn),

@@ -644,13 +644,7 @@ extension JournalReader {
 
     /// Whether any node ever had `path` (in any session).
     public func hasNode(withPath path: String) throws(JournalError) -> Bool {
-        try firstSeq(ofNodePath: path) != nil
-    }
-
-    /// The seq of the change at which a node first had `path` (in any session), if one ever
-    /// did: no step at that path, or below it, lies before it.
-    package func firstSeq(ofNodePath path: String) throws(JournalError) -> Int? {
-        try nodesHaving(path: path, changes: treeChanges(from: 0), stopAtFirst: true).first?.since
+        try !nodesHaving(path: path, changes: treeChanges(from: 0), stopAtFirst: true).isEmpty
     }
 
     /// The type names of the events, requests and errors the journal holds, sorted.
@@ -664,7 +658,7 @@ extension JournalReader {
 
     /// Whether a handler with the label `label` was ever registered.
     public func hasHandler(labelled label: String) throws(JournalError) -> Bool {
-        try integer("SELECT 1 FROM j_handlers WHERE label = ? LIMIT 1", [.text(label)]) != nil
+        try firstRegistration(ofHandlerLabelled: label) != nil
     }
 
     /// When `node` was released, if it was.
