@@ -239,7 +239,7 @@ public final class Replayer {
             }
         }
         try finishChains(before: Int.max)
-        // Raises that never ended (the recording stops during their delivery), with
+        // Chains still open (none, unless records were added while they were read), with
         // whatever finished after them, in raise order.
         for chain in open.values {
             finished.insert(chain.members[0].id.rawValue, replaying(chain.members, chain.steps, chain.tree))

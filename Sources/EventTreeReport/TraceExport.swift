@@ -229,7 +229,7 @@ public struct TraceExport: Sendable {
                             family.earlierLinks.append((anchor, event.id, link.name))
                         }
                     }
-                    let end = try reader.lastDeliverySeq(of: event)
+                    let end = try reader.lastDeliverySeq(of: event, includingCaused: true)
                     if end > family.end {
                         family.end = end
                         ends.insert(end, root)
@@ -276,7 +276,7 @@ public struct TraceExport: Sendable {
                 stepSeq = steps.current?.seq ?? Int.max
             }
         }
-        // Raises that never ended (the recording stops during their delivery).
+        // Families still open: none, unless records were added while they were read.
         for root in families.keys.sorted() { finish(root) }
         for track in overlapping.keys.sorted() { write(overlapping[track]!, track: track) }
         let names = try reader.threadNames(of: session)

@@ -140,7 +140,6 @@ import Testing
         }
     }
 
-    /// A released node keeps the path it had, whatever its former ancestors become.
     /// A call enqueued on the main actor runs after its raise ended: it keeps its own time,
     /// measured from its raise (it was written as made at the raise's time once the raise
     /// was committed and another event's call written in between).
@@ -177,6 +176,7 @@ import Testing
         }
     }
 
+    /// A released node keeps the path it had, whatever its former ancestors become.
     @Test func aReleasedNodeKeepsItsLastPath() async throws {
         try await withTemporaryJournal { journal in
             let bus = EventBus(recorder: journal, process: "released")

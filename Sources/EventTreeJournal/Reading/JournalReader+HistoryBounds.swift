@@ -58,33 +58,38 @@ extension JournalReader {
     /// The last seq a row of event `event`, or of an event transformed from it (in turn),
     /// can have: their ends, their last runs of calls (a call enqueued on the main actor is
     /// made after its raise ended), their last undelivered steps and their dead-letter or
-    /// unhandled-error reports; `nil` when the journal has no such event. For a raise that
-    /// never ended (the recording stopped during its delivery) this is where its records
-    /// stop, so that a reader need not follow the journal to its end for more.
-    package func lastHistorySeq(ofChainFrom event: Int) throws(JournalError) -> Int? {
-        try integer(Self.lastHistorySeqQuery, [.integer(event)])
+    /// unhandled-error reports; with `includingCaused`, those of the events they caused (in
+    /// turn) too. `nil` when the journal has no such event. For a raise that never ended
+    /// (the recording stopped during its delivery) this is where its records stop, so that
+    /// a reader need not follow the journal to its end for more.
+    package func lastHistorySeq(ofChainFrom event: Int, includingCaused: Bool = false) throws(JournalError) -> Int? {
+        try integer(Self.lastHistorySeqQuery, [.integer(event), .integer(includingCaused ? 1 : 0)])
     }
 
     /// Where the records of `event`'s delivery end: its raise's end, or, for a raise that
     /// never ended (the recording stopped during its delivery), the last record of its
-    /// transform chain, so that a reader streaming the journal replays it there instead of
-    /// holding it, and everything raised after it, to the journal's end.
-    package func lastDeliverySeq(of event: RecordedEvent) throws(JournalError) -> Int {
+    /// transform chain (and, with `includingCaused`, of what it raised), so that a reader
+    /// streaming the journal replays it there instead of holding it, and everything raised
+    /// after it, to the journal's end.
+    package func lastDeliverySeq(of event: RecordedEvent, includingCaused: Bool = false) throws(JournalError) -> Int {
         if let finished = event.finishedSeq { return finished }
-        return try lastHistorySeq(ofChainFrom: event.id.rawValue) ?? Int.max
+        return try lastHistorySeq(ofChainFrom: event.id.rawValue, includingCaused: includingCaused) ?? Int.max
     }
 
-    /// The query of ``lastHistorySeq(ofChainFrom:)``, the event being `?1`. Transforms point
-    /// forward in time (`event_id > transformed_from`): the walk ends, whatever the file says.
+    /// The query of ``lastHistorySeq(ofChainFrom:includingCaused:)``: the event is `?1`,
+    /// `?2` is 1 to follow causes. Transforms and causes point forward in time (a larger
+    /// id): the walk ends, whatever the file says.
     package static let lastHistorySeqQuery = """
         WITH RECURSIVE chain(id) AS (
             SELECT event_id FROM j_events WHERE event_id = ?1
             UNION
-            SELECT d.event_id FROM j_event_details d JOIN chain ON d.transformed_from = chain.id WHERE d.event_id > chain.id)
-        SELECT max(e.event_id + coalesce(e.finished_back, 0),
-                   coalesce((SELECT max(last_seq) FROM j_call_runs WHERE event_id = e.event_id), 0),
-                   coalesce((SELECT max(seq) FROM j_undelivered WHERE event_id = e.event_id), 0),
-                   coalesce((SELECT unattended_seq FROM j_event_details WHERE event_id = e.event_id), 0))
+            SELECT d.event_id FROM j_event_details d JOIN chain ON d.transformed_from = chain.id WHERE d.event_id > chain.id
+            UNION
+            SELECT d.event_id FROM j_event_details d JOIN chain ON d.cause_id = chain.id WHERE ?2 AND d.event_id > chain.id)
+        SELECT max(max(e.event_id + coalesce(e.finished_back, 0),
+                       coalesce((SELECT max(last_seq) FROM j_call_runs WHERE event_id = e.event_id), 0),
+                       coalesce((SELECT max(seq) FROM j_undelivered WHERE event_id = e.event_id), 0),
+                       coalesce((SELECT unattended_seq FROM j_event_details WHERE event_id = e.event_id), 0)))
           FROM chain JOIN j_events e ON e.event_id = chain.id
         """
 }

@@ -24,6 +24,8 @@ final class RowWriter {
     private let insertHandler: Statement
     private let removeHandler: Statement
     private let insertMatch: Statement
+    /// An ended event's raise time and session, for a call made after its raise ended.
+    private let selectRaise: Statement
     /// Event rows and runs of calls, inserted several to a statement.
     private let eventRows: PendingRows
     private let runRows: PendingRows
@@ -94,6 +96,7 @@ final class RowWriter {
             """)
         removeHandler = try db.prepare("UPDATE j_handlers SET removed_seq = ? WHERE handler_no = ?")
         insertMatch = try db.prepare("INSERT OR IGNORE INTO j_matches (handler_no, type_id, seq) VALUES (?, ?, ?)")
+        selectRaise = try db.prepare("SELECT raised_us, session_id FROM j_events WHERE event_id = ?")
         eventRows = try PendingRows(
             into: "j_events",
             columns: [
@@ -255,6 +258,8 @@ final class RowWriter {
             eventRows.discard()
             runRows.discard()
             model = saved
+            // (It may hold a time read from a row the rollback takes back.)
+            lastCallEvent = nil
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             throw error
         }
@@ -300,13 +305,17 @@ final class RowWriter {
             let raisedAt: Int
             if let last = lastCallEvent, last.id == call.event {
                 raisedAt = last.raisedAt
-            } else {
-                if let open = model.openEvents.raised(call.event) {
-                    raisedAt = open.raisedAt
-                } else {
-                    raisedAt = try raiseTime(ofEnded: call.event, session: session) ?? call.startedAt
-                }
+            } else if let open = model.openEvents.raised(call.event) {
+                raisedAt = open.raisedAt
                 lastCallEvent = (call.event, raisedAt)
+            } else if let ended = try raiseTime(ofEnded: call.event) {
+                raisedAt = ended
+                lastCallEvent = (call.event, raisedAt)
+            } else {
+                // Its raise is not written yet (a call the main actor ran before the batch of
+                // the raise it was enqueued by arrived): no time to measure from. Not kept, so
+                // that the event's own calls, when they come, are measured from its raise.
+                raisedAt = call.startedAt
             }
             let offset = max(0, call.startedAt - raisedAt) / 1_000
             if !run.continues(call.event.rawValue, at: seq) { switchRun(to: call.event.rawValue, at: seq) }
@@ -668,19 +677,23 @@ final class RowWriter {
         return number
     }
 
-    /// The monotonic start of `session`, if it started in this process.
-    /// When an event that has ended was raised, on the session's monotonic clock (to the
-    /// microsecond its row keeps), if its row and its session's start are at hand.
-    private func raiseTime(ofEnded event: EventID, session: SessionID) throws(SQLiteError) -> Int? {
-        guard let start = sessionStart(session) else { return nil }
+    /// When an event that has ended was raised, on its session's monotonic clock (to the
+    /// microsecond its row keeps), if its row is written and its session started in this
+    /// process. Off the path of every other call: only a call made after its raise ended
+    /// comes here.
+    @inline(never)
+    private func raiseTime(ofEnded event: EventID) throws(SQLiteError) -> Int? {
         // Its row may still wait among the transaction's pending rows.
         try eventRows.flush()
-        let row = try db.prepare("SELECT raised_us FROM j_events WHERE event_id = ?")
-        try row.bind(event.rawValue, at: 1)
-        guard try row.step(), !row.isNull(0) else { return nil }
-        return start + row.int(0) * 1_000
+        try selectRaise.bind(event.rawValue, at: 1)
+        defer { selectRaise.reset() }
+        guard try selectRaise.step(), !selectRaise.isNull(0),
+            let start = sessionStart(SessionID(rawValue: selectRaise.int(1)))
+        else { return nil }
+        return start + selectRaise.int(0) * 1_000
     }
 
+    /// The monotonic start of `session`, if it started in this process.
     private func sessionStart(_ session: SessionID) -> Int? {
         if let last = model.lastSessionStart, last.session == session { return last.nanoseconds }
         guard let start = model.sessionClocks[session]?.nanoseconds else { return nil }
