@@ -8,41 +8,62 @@ import Testing
 /// the raise that never ended is read from its own records, which end at its last call,
 /// not followed to the journal's end (which held every later finding back with it).
 @Suite struct UnendedRaiseTests {
-    @Test func aRaiseThatNeverEndedEndsAtItsLastRecord() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory + "/cut-short.eventtree"
-            // The first run, numbered by hand: its raise of Ping never ends.
-            let first = try Journal(path: path)
-            let numbers = first.sequence
-            let session = SessionID(rawValue: numbers.open())
-            let app = NodeID(rawValue: numbers.advance())
-            let handlers = [HandlerID(rawValue: numbers.advance()), HandlerID(rawValue: numbers.advance())]
+    /// A session numbered by hand in `journal`: its start, a node `app` and a handler on it
+    /// per (label, event type), with their first meetings.
+    struct HandMade {
+        let journal: Journal
+        let session: SessionID
+        let app: NodeID
+        let handlers: [HandlerID]
+
+        init(_ journal: Journal, handlers: [(label: String, type: String)]) {
+            let numbers = journal.sequence
+            self.journal = journal
+            session = SessionID(rawValue: numbers.open())
+            app = NodeID(rawValue: numbers.advance())
+            self.handlers = handlers.map { _ in HandlerID(rawValue: numbers.advance()) }
             var changes = [
                 FactRecord(seq: session.rawValue, fact: .sessionStarted(SessionInfo(
                     id: session, process: "crashes", host: "", appVersion: nil, startedAt: 1_800_000_000))),
                 FactRecord(seq: app.rawValue, fact: .nodeCreated(app, name: "app")),
             ]
-            for (handler, label) in zip(handlers, ["count", "log"]) {
+            for (handler, (label, type)) in zip(self.handlers, handlers) {
                 changes.append(FactRecord(seq: handler.rawValue, fact: .handlerAdded(HandlerRegistration(
-                    id: handler, node: app, label: label, eventType: "Ping", channel: .events, phases: .standard,
+                    id: handler, node: app, label: label, eventType: type, channel: .events, phases: .standard,
                     fileID: "App/App.swift", line: 3))))
+                changes.append(FactRecord(seq: numbers.advance(), fact: .handlerMatched(handler, eventType: type)))
             }
-            for handler in handlers {
-                changes.append(FactRecord(seq: numbers.advance(), fact: .handlerMatched(handler, eventType: "Ping")))
-            }
-            first.recordChange(changes, session: session)
+            journal.recordChange(changes, session: session)
+        }
+
+        /// The raise of a `type` (Ping or Pong) at `app`.
+        func raised(_ id: EventID, _ type: String, cause: EventID? = nil, from: EventID? = nil) -> FactRecord {
+            let payload: RaisedEvent.Payload = type == "Ping" ? .event(Ping()) : .event(Pong())
+            return FactRecord(seq: id.rawValue, fact: .raised(RaisedEvent(
+                id: id, typeName: type, payload: payload, origin: app, mode: .bubble, cause: cause,
+                transformedFrom: from, raisedAt: 1_000)))
+        }
+
+        /// A call of `handler` at `app` for `event`.
+        func call(_ seq: Int, _ event: EventID, _ handler: HandlerID, _ outcome: Outcome.Kind = .handled) -> FactRecord {
+            FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
+                event: event, node: app, phase: .target, handler: handler, outcome: outcome, startedAt: 2_000,
+                nanoseconds: 1_000), detail: nil))
+        }
+    }
+
+    @Test func aRaiseThatNeverEndedEndsAtItsLastRecord() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/cut-short.eventtree"
+            // The first run, numbered by hand: its raise of Ping never ends.
+            let first = try Journal(path: path)
+            let made = HandMade(first, handlers: [("count", "Ping"), ("log", "Ping")])
             // Both handlers are called at the origin; the process dies before the raise ends.
-            let event = EventID(rawValue: numbers.open())
-            let calls = [numbers.advance(), numbers.advance()]
-            _ = first.record([
-                FactRecord(seq: event.rawValue, fact: .raised(RaisedEvent(
-                    id: event, typeName: "Ping", payload: .event(Ping()), origin: app, mode: .bubble, cause: nil,
-                    transformedFrom: nil, raisedAt: 1_000))),
-            ] + zip(calls, handlers).map { seq, handler in
-                FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
-                    event: event, node: app, phase: .target, handler: handler, outcome: .handled, startedAt: 2_000,
-                    nanoseconds: 1_000), detail: nil))
-            }, session: session)
+            let event = EventID(rawValue: first.sequence.open())
+            let calls = [first.sequence.advance(), first.sequence.advance()]
+            _ = first.record(
+                [made.raised(event, "Ping")] + zip(calls, made.handlers).map { made.call($0, event, $1) },
+                session: made.session)
             try first.close()
 
             // The next run: three raises that end.
@@ -80,33 +101,8 @@ import Testing
             let path = directory + "/cut-short.eventtree"
             let journal = try Journal(path: path)
             let numbers = journal.sequence
-            let session = SessionID(rawValue: numbers.open())
-            let app = NodeID(rawValue: numbers.advance())
-            let labels = ["count", "swap", "pong"]
-            let handlers = labels.map { _ in HandlerID(rawValue: numbers.advance()) }
-            var changes = [
-                FactRecord(seq: session.rawValue, fact: .sessionStarted(SessionInfo(
-                    id: session, process: "crashes", host: "", appVersion: nil, startedAt: 1_800_000_000))),
-                FactRecord(seq: app.rawValue, fact: .nodeCreated(app, name: "app")),
-            ]
-            for (handler, (label, type)) in zip(handlers, zip(labels, ["Ping", "Ping", "Pong"])) {
-                changes.append(FactRecord(seq: handler.rawValue, fact: .handlerAdded(HandlerRegistration(
-                    id: handler, node: app, label: label, eventType: type, channel: .events, phases: .standard,
-                    fileID: "App/App.swift", line: 3))))
-                changes.append(FactRecord(seq: numbers.advance(), fact: .handlerMatched(handler, eventType: type)))
-            }
-            journal.recordChange(changes, session: session)
-            func raised(_ id: EventID, _ type: String, cause: EventID? = nil, from: EventID? = nil) -> FactRecord {
-                let payload: RaisedEvent.Payload = type == "Ping" ? .event(Ping()) : .event(Pong())
-                return FactRecord(seq: id.rawValue, fact: .raised(RaisedEvent(
-                    id: id, typeName: type, payload: payload, origin: app, mode: .bubble, cause: cause,
-                    transformedFrom: from, raisedAt: 1_000)))
-            }
-            func call(_ seq: Int, _ event: EventID, _ handler: HandlerID, _ outcome: Outcome.Kind) -> FactRecord {
-                FactRecord(seq: seq, fact: .handlerCalled(HandlerCall(
-                    event: event, node: app, phase: .target, handler: handler, outcome: outcome, startedAt: 2_000,
-                    nanoseconds: 1_000), detail: nil))
-            }
+            let made = HandMade(journal, handlers: [("count", "Ping"), ("swap", "Ping"), ("pong", "Pong")])
+            let (handlers, session) = (made.handlers, made.session)
             // Thread 1: Ping, counted, then swapped for Pong, which `pong` handles; no end.
             let transformed = EventID(rawValue: numbers.open())
             let counted = numbers.advance()
@@ -114,16 +110,16 @@ import Testing
             let transform = EventID(rawValue: numbers.advance())
             let ponged = numbers.advance()
             _ = journal.record([
-                raised(transformed, "Ping"), call(counted, transformed, handlers[0], .handled),
-                call(swapped, transformed, handlers[1], .transformed), raised(transform, "Pong", from: transformed),
-                call(ponged, transform, handlers[2], .handled),
+                made.raised(transformed, "Ping"), made.call(counted, transformed, handlers[0], .handled),
+                made.call(swapped, transformed, handlers[1], .transformed), made.raised(transform, "Pong", from: transformed),
+                made.call(ponged, transform, handlers[2], .handled),
             ], session: session)
             // Thread 2: Ping, whose first handler raised Pong, handled; neither ended.
             let outer = EventID(rawValue: numbers.open())
             let nested = EventID(rawValue: numbers.advance())
             let nestedCall = numbers.advance()
             _ = journal.record([
-                raised(outer, "Ping"), raised(nested, "Pong", cause: outer), call(nestedCall, nested, handlers[2], .handled),
+                made.raised(outer, "Ping"), made.raised(nested, "Pong", cause: outer), made.call(nestedCall, nested, handlers[2], .handled),
             ], session: session)
             try journal.close()
 
